@@ -1,0 +1,275 @@
+#pragma once
+// Async<T> and EventLoop: the single-threaded coroutine runtime every debate runs on.
+// A protocol is a coroutine returning Async<T>; it co_awaits LLM calls (which suspend until
+// the HTTP transport or the simulator completes them) and when_all(...) for parallel turns.
+// Everything here is used from the one orchestration thread that calls EventLoop::run();
+// nothing is thread-safe. Async<T> is lazy: it starts when awaited (or spawned) and is
+// awaited at most once.
+
+#include <chrono>
+#include <coroutine>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+namespace parley {
+
+template <class T>
+class Async;
+
+namespace detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation = std::noop_coroutine();
+  std::exception_ptr exception;
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct FinalAwaiter {
+    bool await_ready() noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> self) noexcept {
+      return self.promise().continuation;  // symmetric transfer back to the awaiter
+    }
+    void await_resume() noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { exception = std::current_exception(); }
+};
+
+template <class T>
+struct Promise : PromiseBase {
+  std::optional<T> value;
+  Async<T> get_return_object() noexcept;
+  template <class U>
+  void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  T take() {
+    if (exception) std::rethrow_exception(exception);
+    return std::move(*value);
+  }
+};
+
+template <>
+struct Promise<void> : PromiseBase {
+  Async<void> get_return_object() noexcept;
+  void return_void() noexcept {}
+  void take() {
+    if (exception) std::rethrow_exception(exception);
+  }
+};
+
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] Async {
+ public:
+  using promise_type = detail::Promise<T>;
+  using Handle = std::coroutine_handle<promise_type>;
+
+  explicit Async(Handle h) noexcept : handle_(h) {}
+  Async(Async&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Async& operator=(Async&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Async(const Async&) = delete;
+  Async& operator=(const Async&) = delete;
+  ~Async() { reset(); }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    handle_.promise().continuation = awaiting;
+    return handle_;
+  }
+  T await_resume() { return handle_.promise().take(); }
+
+ private:
+  void reset() {
+    if (handle_) handle_.destroy();
+    handle_ = {};
+  }
+  Handle handle_;
+};
+
+namespace detail {
+template <class T>
+Async<T> Promise<T>::get_return_object() noexcept {
+  return Async<T>(std::coroutine_handle<Promise<T>>::from_promise(*this));
+}
+inline Async<void> Promise<void>::get_return_object() noexcept {
+  return Async<void>(std::coroutine_handle<Promise<void>>::from_promise(*this));
+}
+
+// A fire-and-forget coroutine that destroys itself when done; used to start children.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }  // children catch everything
+  };
+};
+}  // namespace detail
+
+// Something that performs I/O for the loop (the curl multi transport). poll() waits at most
+// max_wait for activity, then resumes the coroutines whose I/O finished (via EventLoop::post).
+class IoDriver {
+ public:
+  virtual ~IoDriver() = default;
+  virtual bool busy() const = 0;  // transfers in flight
+  virtual void poll(std::chrono::milliseconds max_wait) = 0;
+};
+
+class EventLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  EventLoop() = default;
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+  ~EventLoop();
+
+  // Resume h on a later turn of the loop (never inline).
+  void post(std::coroutine_handle<> h) { ready_.push_back(h); }
+  // Resume h at or after `when`.
+  void post_at(Clock::time_point when, std::coroutine_handle<> h);
+
+  // Awaitable: suspends the caller for d (d <= 0 still yields one turn).
+  auto sleep_for(Clock::duration d) {
+    struct Awaiter {
+      EventLoop* loop;
+      Clock::time_point when;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) { loop->post_at(when, h); }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{this, Clock::now() + d};
+  }
+  // Awaitable: lets other ready coroutines run first.
+  auto yield() {
+    struct Awaiter {
+      EventLoop* loop;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) { loop->post(h); }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{this};
+  }
+
+  // Starts a top-level coroutine; run() returns once all spawned work has finished.
+  // An exception escaping a spawned coroutine is a bug: run() rethrows it.
+  void spawn(Async<void> task);
+
+  // At most one I/O driver (the HTTP transport); not owned.
+  void set_io(IoDriver* io) { io_ = io; }
+
+  // Runs until no coroutine is ready, no timer is pending, no I/O is in flight and every
+  // spawned coroutine has finished.
+  void run();
+
+  std::size_t spawned_alive() const { return alive_; }
+
+ private:
+  detail::Detached drive(Async<void> task);
+
+  struct Timer {
+    Clock::time_point when;
+    std::uint64_t order;  // FIFO among equal deadlines
+    std::coroutine_handle<> handle;
+    bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
+  };
+  std::deque<std::coroutine_handle<>> ready_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::uint64_t timer_order_ = 0;
+  IoDriver* io_ = nullptr;
+  std::size_t alive_ = 0;
+  std::exception_ptr failure_;
+};
+
+// Runs every task concurrently and returns their results in order. If any task threw, the
+// first exception (in task order) is rethrown after all of them have finished.
+template <class T>
+Async<std::vector<T>> when_all(std::vector<Async<T>> tasks) {
+  struct State {
+    std::size_t remaining = 0;
+    std::coroutine_handle<> waiter;
+    std::vector<std::optional<T>> results;
+    std::vector<std::exception_ptr> errors;
+  };
+  struct Awaiter {
+    std::vector<Async<T>>* tasks;
+    State* state;
+    static detail::Detached run_one(State* s, std::size_t i, Async<T> task) {
+      try {
+        s->results[i].emplace(co_await task);
+      } catch (...) {
+        s->errors[i] = std::current_exception();
+      }
+      if (--s->remaining == 0) s->waiter.resume();
+    }
+    bool await_ready() const noexcept { return tasks->empty(); }
+    bool await_suspend(std::coroutine_handle<> h) {
+      state->waiter = h;
+      state->remaining = tasks->size() + 1;
+      for (std::size_t i = 0; i < tasks->size(); ++i) run_one(state, i, std::move((*tasks)[i]));
+      return --state->remaining != 0;  // all finished synchronously: do not suspend
+    }
+    void await_resume() const noexcept {}
+  };
+  State state;
+  state.results.resize(tasks.size());
+  state.errors.resize(tasks.size());
+  co_await Awaiter{&tasks, &state};
+  for (auto& e : state.errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<T> out;
+  out.reserve(tasks.size());
+  for (auto& r : state.results) out.push_back(std::move(*r));
+  co_return out;
+}
+
+// Counting semaphore for coroutines (per-endpoint concurrency limits).
+class AsyncSemaphore {
+ public:
+  explicit AsyncSemaphore(std::size_t permits) : permits_(permits) {}
+  auto acquire() {
+    struct Ready {
+      AsyncSemaphore* sem;
+      bool await_ready() noexcept {
+        if (sem->permits_ > 0 && sem->waiters_.empty()) {
+          --sem->permits_;
+          return true;
+        }
+        return false;
+      }
+      void await_suspend(std::coroutine_handle<> h) { sem->waiters_.push_back(h); }
+      void await_resume() const noexcept {}
+    };
+    return Ready{this};
+  }
+  // Hands the permit to the first waiter (resumed through the loop), or returns it.
+  void release(EventLoop& loop) {
+    if (!waiters_.empty()) {
+      auto h = waiters_.front();
+      waiters_.pop_front();
+      loop.post(h);
+    } else {
+      ++permits_;
+    }
+  }
+  std::size_t waiting() const { return waiters_.size(); }
+
+ private:
+  std::size_t permits_;
+  std::deque<std::coroutine_handle<>> waiters_;
+};
+
+}  // namespace parley

@@ -1,0 +1,98 @@
+#pragma once
+// ChatRequest / ChatResponse: what a protocol asks of an LLM and what comes back, in native
+// types. The OpenAI client turns these into JSON at the edge; the simulator reads the
+// structured annotations a request carries (real backends ignore them). Plain values.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/task.h"
+
+namespace parley {
+
+struct ChatMessage {
+  std::string role;  // "system" | "user" | "assistant"
+  std::string content;
+};
+
+struct Sampling {
+  double temperature = 0.7;
+  double top_p = 1.0;
+  int max_tokens = 1024;
+  std::optional<std::uint64_t> seed;  // sent to servers that support it
+  bool logprobs = false;              // ask for token log-probabilities
+};
+
+// What the protocol showed an agent from its peers in this turn.
+struct PeerView {
+  std::string agent;
+  std::string answer;                 // canonical answer ("" if the peer's was unparsed)
+  std::optional<double> confidence;
+};
+
+// Structured facts about a request, for the simulator and the logs. Never sent over HTTP.
+struct Annotations {
+  std::shared_ptr<const Task> task;  // the task being debated (the simulator needs its gold)
+  std::string protocol;              // protocol label
+  std::uint64_t seed = 0;            // experiment seed of this debate
+  std::string agent;                 // agent instance name
+  int round = 0;                     // 0 = initial answer, 1.. = debate rounds
+  std::string turn;                  // kind of turn: "answer", "revise", "reask", ...
+  int sample = 0;                    // sample index for repeated identical requests
+  std::vector<PeerView> shown;       // peers' answers shown in this turn
+  std::optional<std::string> own_previous;  // the agent's own latest answer, if any
+};
+
+struct ChatRequest {
+  std::string model;                 // model name on the server
+  std::vector<ChatMessage> messages;
+  Sampling sampling;
+  Annotations note;
+};
+
+struct Usage {
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  bool estimated = false;  // true when the server gave no usage and parley counted
+};
+
+// Token log-probabilities reduced to the two statistics the papers use.
+struct LogprobStats {
+  double min_token_logprob = 0.0;  // min over generated tokens of log p(token)
+  double perplexity = 1.0;         // exp(-mean log p)
+  int tokens = 0;
+};
+
+struct ChatResponse {
+  std::string text;
+  std::string reasoning;  // reasoning_content, kept apart from text
+  Usage usage;
+  std::optional<LogprobStats> logprobs;
+  double latency_ms = 0.0;  // wall time of the successful attempt
+  int attempts = 1;         // 1 + retries
+  std::string finish_reason;
+};
+
+// Why a call failed after its retries.
+enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled };
+
+struct CallError {
+  CallErrorKind kind = CallErrorKind::kConnection;
+  int http_status = 0;
+  std::string message;  // one line, no secrets
+  int attempts = 1;
+};
+
+const char* call_error_kind_name(CallErrorKind kind);
+
+// Token count estimate used when a server reports no usage, and by the simulator:
+// ceil(bytes / 4) per text plus 4 tokens of framing per chat message (documented in
+// docs/formats.md). Deterministic.
+std::int64_t estimate_tokens(std::string_view text);
+std::int64_t estimate_prompt_tokens(const std::vector<ChatMessage>& messages);
+
+}  // namespace parley

@@ -1,0 +1,36 @@
+#pragma once
+// Dataset readers: parley's own JSONL task format, GSM8K's jsonl ("#### n" answers) and
+// MMLU-style CSV (question, options A-D, answer letter). A malformed row is reported with its
+// line number and skipped; it never aborts the load. Called once per run by the runner.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/result.h"
+#include "parley/task.h"
+
+namespace parley {
+
+enum class DatasetFormat { kAuto, kJsonl, kGsm8k, kMmluCsv };
+
+struct DatasetIssue {
+  int line = 0;          // 1-based line (row start line for CSV)
+  std::string message;
+};
+
+struct Dataset {
+  std::vector<Task> tasks;
+  std::vector<DatasetIssue> issues;  // malformed rows, skipped
+};
+
+// kAuto picks by content: .csv → MMLU CSV; JSONL rows with "question"+"answer" containing
+// "####" and no "answer_type" → GSM8K; otherwise parley JSONL. `limit` keeps the first n
+// valid tasks. An unreadable file, or a file with no valid task, is an Error.
+Result<Dataset> load_dataset(const std::filesystem::path& path, DatasetFormat format = DatasetFormat::kAuto,
+                             std::optional<std::size_t> limit = std::nullopt);
+
+std::optional<DatasetFormat> parse_dataset_format(std::string_view name);  // auto|jsonl|gsm8k|mmlu_csv
+
+}  // namespace parley

@@ -1,0 +1,54 @@
+#pragma once
+// Store: the run's SQLite database (DIR/results.sqlite, WAL mode). The runner writes each
+// transcript as its debate finishes; --resume reads which (task, protocol, seed) units are
+// done; the report reads everything back. One Store per process, used from one thread.
+// Writes are grouped into transactions of at most `batch` debates or `flush_ms`, so a kill
+// loses at most the debates of the open transaction, which a resume redoes.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "parley/result.h"
+#include "parley/transcript.h"
+
+namespace parley {
+
+struct UnitKey {
+  std::string task_id;
+  std::string protocol;
+  std::uint64_t seed = 0;
+  auto operator<=>(const UnitKey&) const = default;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (creating if needed) the database at `path`.
+  static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path);
+
+  virtual Result<Ok> set_meta(const std::string& key, const std::string& value) = 0;
+  virtual std::optional<std::string> meta(const std::string& key) = 0;
+
+  // Adds a finished debate. A unit already stored is an Error (the runner never runs one twice).
+  virtual Result<Ok> put(const Transcript& transcript) = 0;
+  // Makes every put() so far durable.
+  virtual Result<Ok> flush() = 0;
+
+  virtual std::set<UnitKey> finished() = 0;
+  // Every stored transcript, ordered by (protocol, task_id, seed).
+  virtual Result<std::vector<Transcript>> load_all() = 0;
+  virtual std::int64_t count() = 0;
+};
+
+// Transcript <-> one JSON object (the transcripts.jsonl line format, docs/formats.md).
+std::string transcript_to_json(const Transcript& transcript);
+Result<Transcript> transcript_from_json(std::string_view json);
+
+}  // namespace parley

@@ -1,0 +1,30 @@
+#pragma once
+// Task: one benchmark item (question, optional options, gold answer). Loaded by the dataset
+// readers (dataset.h), shared read-only by every debate on it. Immutable after loading.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace parley {
+
+enum class AnswerType { kChoice, kNumber, kText };
+
+const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text"
+
+struct Task {
+  std::string id;
+  std::string question;
+  std::vector<std::string> options;  // choice tasks: option texts, labelled A, B, C, ...
+  AnswerType answer_type = AnswerType::kText;
+  // Gold answer in canonical form: the option letter ("B") for choice tasks, a canonical
+  // number string ("42", "0.5", "-3") for numeric ones, the raw reference text otherwise.
+  std::string answer;
+  // Optional latent difficulty in [0, 1], used by the simulator when present.
+  std::optional<double> difficulty;
+};
+
+// "A", "B", ... for option index 0, 1, ...
+std::string option_letter(std::size_t index);
+
+}  // namespace parley

@@ -1,0 +1,68 @@
+#pragma once
+// Transcript: the full record of one debate (one task × protocol × seed): every LLM call with
+// its tokens, text and parsed answer, every controller event, and the outcome. Produced by the
+// protocol base (protocol.h), stored by the Store, exported as one JSONL line, read back by
+// the report. Plain values.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace parley {
+
+// One LLM call as seen by the debate.
+struct MessageRecord {
+  int round = 0;
+  std::string agent;
+  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ...
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  bool tokens_estimated = false;
+  std::string text;
+  std::string reasoning;  // reasoning_content, when the server returned one
+  std::optional<std::string> answer;   // canonical answer, absent when unparsed
+  std::optional<double> confidence;
+  double latency_ms = 0.0;
+  int attempts = 1;
+  std::optional<std::string> error;    // set when the call failed after its retries
+  std::optional<double> min_token_logprob;
+  std::optional<double> perplexity;
+};
+
+// A controller event that is not an LLM call (a vote, a stop decision, ...).
+struct EventRecord {
+  int round = 0;
+  std::string kind;    // "vote", "stop", "budget", ...
+  std::string detail;  // short human-readable description, or compact JSON
+};
+
+enum class DebateStatus { kCompleted, kBudget, kFailed };
+const char* debate_status_name(DebateStatus status);  // "completed" | "budget" | "failed"
+std::optional<DebateStatus> parse_debate_status(std::string_view name);
+
+struct Transcript {
+  std::string task_id;
+  std::string protocol;  // protocol label from the experiment file
+  std::uint64_t seed = 0;
+  std::string gold;
+  std::optional<std::string> final_answer;
+  bool correct = false;
+  DebateStatus status = DebateStatus::kCompleted;
+  std::string status_reason;  // why it ended early or failed ("" when completed)
+  std::vector<MessageRecord> messages;
+  std::vector<EventRecord> events;
+  std::map<std::string, double> metrics;  // per-debate metrics (filled by later layers)
+
+  // Totals over messages.
+  std::int64_t prompt_tokens() const;
+  std::int64_t completion_tokens() const;
+  std::int64_t calls() const { return static_cast<std::int64_t>(messages.size()); }
+  double latency_ms() const;  // wall time of the debate
+  bool unparsed() const { return !final_answer.has_value(); }
+  double wall_ms = 0.0;       // measured by the runner
+};
+
+}  // namespace parley

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs parley's build and test dependencies from Debian's archive.
+# Idempotent: does nothing when every package is already present; otherwise runs
+# `apt-get update` once and `apt-get install` for the missing ones.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libcurl4-openssl-dev   # HTTP client (multi interface)
+  nlohmann-json3-dev     # JSON at the edges
+  libyaml-cpp-dev        # experiment files
+  libcli11-dev           # command line
+  libsqlite3-dev         # result store
+  libfmt-dev             # formatting
+  libgtest-dev libgmock-dev   # tests
+  libcpp-httplib-dev     # loopback OpenAI-compatible server in tests and benchmarks
+  libbenchmark-dev       # micro-benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+echo "setup: installing ${missing[*]}" >&2
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

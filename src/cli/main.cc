@@ -1,0 +1,3 @@
+#include <cstdio>
+#include "parley/version.h"
+int main() { std::puts("parley " PARLEY_VERSION); return 0; }

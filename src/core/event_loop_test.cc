@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "parley/async.h"
+
+namespace parley {
+namespace {
+
+Async<int> value_after(EventLoop& loop, int value, int delay_ms, std::vector<int>& order) {
+  co_await loop.sleep_for(std::chrono::milliseconds(delay_ms));
+  order.push_back(value);
+  co_return value;
+}
+
+TEST(EventLoop, RunsSpawnedCoroutinesToCompletion) {
+  EventLoop loop;
+  int result = 0;
+  std::vector<int> order;
+  loop.spawn([&]() -> Async<void> { result = co_await value_after(loop, 7, 1, order); }());
+  loop.run();
+  EXPECT_EQ(result, 7);
+  EXPECT_EQ(loop.spawned_alive(), 0u);
+}
+
+TEST(EventLoop, TimersFireInDeadlineOrder) {
+  EventLoop loop;
+  std::vector<int> order;
+  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 3, 30, order); }());
+  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 1, 0, order); }());
+  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 2, 10, order); }());
+  loop.run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+TEST(EventLoop, WhenAllKeepsTaskOrderAndRunsConcurrently) {
+  EventLoop loop;
+  std::vector<int> finish_order;
+  std::vector<int> results;
+  loop.spawn([&]() -> Async<void> {
+    std::vector<Async<int>> tasks;
+    tasks.push_back(value_after(loop, 10, 20, finish_order));
+    tasks.push_back(value_after(loop, 20, 0, finish_order));
+    tasks.push_back(value_after(loop, 30, 10, finish_order));
+    results = co_await when_all(std::move(tasks));
+  }());
+  loop.run();
+  EXPECT_EQ(results, (std::vector<int>{10, 20, 30}));
+  EXPECT_EQ(finish_order, (std::vector<int>{20, 30, 10}));
+}
+
+Async<int> immediate(int v) { co_return v; }
+
+TEST(EventLoop, WhenAllOfSynchronousTasksDoesNotSuspendForever) {
+  EventLoop loop;
+  std::vector<int> results;
+  loop.spawn([&]() -> Async<void> {
+    std::vector<Async<int>> tasks;
+    for (int i = 0; i < 5; ++i) tasks.push_back(immediate(i));
+    results = co_await when_all(std::move(tasks));
+    auto none = co_await when_all(std::vector<Async<int>>{});
+    EXPECT_TRUE(none.empty());
+  }());
+  loop.run();
+  EXPECT_EQ(results, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+Async<int> thrower() {
+  co_await std::suspend_never{};
+  throw std::runtime_error("boom");
+}
+
+TEST(EventLoop, WhenAllRethrowsAfterAllFinish) {
+  EventLoop loop;
+  std::vector<int> order;
+  std::string caught;
+  loop.spawn([&]() -> Async<void> {
+    std::vector<Async<int>> tasks;
+    tasks.push_back(thrower());
+    tasks.push_back(value_after(loop, 5, 5, order));
+    try {
+      co_await when_all(std::move(tasks));
+    } catch (const std::runtime_error& e) {
+      caught = e.what();
+    }
+  }());
+  loop.run();
+  EXPECT_EQ(caught, "boom");
+  EXPECT_EQ(order, (std::vector<int>{5}));
+}
+
+TEST(EventLoop, EscapedExceptionIsRethrownFromRun) {
+  EventLoop loop;
+  loop.spawn([]() -> Async<void> {
+    co_await thrower();
+  }());
+  EXPECT_THROW(loop.run(), std::runtime_error);
+}
+
+TEST(AsyncSemaphore, LimitsConcurrency) {
+  EventLoop loop;
+  AsyncSemaphore sem(2);
+  int inside = 0;
+  int peak = 0;
+  for (int i = 0; i < 6; ++i) {
+    loop.spawn([&]() -> Async<void> {
+      co_await sem.acquire();
+      ++inside;
+      peak = std::max(peak, inside);
+      co_await loop.sleep_for(std::chrono::milliseconds(2));
+      --inside;
+      sem.release(loop);
+    }());
+  }
+  loop.run();
+  EXPECT_EQ(peak, 2);
+  EXPECT_EQ(inside, 0);
+}
+
+TEST(EventLoop, ManyCoroutinesDoNotOverflowTheStack) {
+  EventLoop loop;
+  int done = 0;
+  for (int i = 0; i < 100000; ++i) {
+    loop.spawn([&]() -> Async<void> {
+      co_await loop.yield();
+      ++done;
+    }());
+  }
+  loop.run();
+  EXPECT_EQ(done, 100000);
+}
+
+}  // namespace
+}  // namespace parley

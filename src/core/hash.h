@@ -1,0 +1,58 @@
+#pragma once
+// Stable hashing and a small deterministic RNG. The simulator derives every random draw from
+// hashes of (seed, task, agent, round, ...) so that results do not depend on scheduling order;
+// the record/replay cache keys requests by hash. Values are stable across platforms and runs.
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace parley {
+
+// 64-bit FNV-1a of bytes, continued from `state`.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t state = 0xcbf29ce484222325ULL);
+
+// Mixes several parts into one well-spread 64-bit value (order matters).
+class HashBuilder {
+ public:
+  HashBuilder& add(std::string_view s);
+  HashBuilder& add(std::uint64_t v);
+  HashBuilder& add(std::int64_t v) { return add(static_cast<std::uint64_t>(v)); }
+  HashBuilder& add(int v) { return add(static_cast<std::uint64_t>(static_cast<std::int64_t>(v))); }
+  HashBuilder& add(double v);
+  std::uint64_t value() const;
+
+ private:
+  std::uint64_t state_ = 0x9e3779b97f4a7c15ULL;
+};
+
+// splitmix64 finaliser.
+std::uint64_t mix64(std::uint64_t x);
+
+// 32 lowercase hex digits from two independent 64-bit hashes of `bytes`.
+std::string hash_hex128(std::string_view bytes);
+
+// Deterministic generator (xoshiro256**), seeded from one 64-bit value.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform();                 // [0, 1)
+  double uniform(double lo, double hi);
+  double normal();                  // standard normal (Box–Muller)
+  std::uint64_t below(std::uint64_t n);  // [0, n), n > 0
+  double beta(double a, double b);  // Beta(a, b), a, b > 0
+
+  // UniformRandomBitGenerator, for std::shuffle.
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() { return next(); }
+
+ private:
+  double gamma(double shape);
+  std::uint64_t s_[4];
+};
+
+}  // namespace parley

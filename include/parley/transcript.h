@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>

@@ -61,9 +61,12 @@ struct Transcript {
   std::int64_t prompt_tokens() const;
   std::int64_t completion_tokens() const;
   std::int64_t calls() const { return static_cast<std::int64_t>(messages.size()); }
-  double latency_ms() const;  // wall time of the debate
+  // Latency of the debate from its calls' latencies: per round, the slowest agent's calls
+  // (summed when it was asked more than once); rounds added. Deterministic on the simulator,
+  // unlike wall_ms.
+  double latency_ms() const;
   bool unparsed() const { return !final_answer.has_value(); }
-  double wall_ms = 0.0;       // measured by the runner
+  double wall_ms = 0.0;       // measured wall time of the debate (not reproducible)
 };
 
 }  // namespace parley

@@ -1,5 +1,7 @@
 #include "parley/transcript.h"
 
+#include <algorithm>
+
 namespace parley {
 
 const char* debate_status_name(DebateStatus status) {
@@ -30,6 +32,18 @@ std::int64_t Transcript::completion_tokens() const {
   return total;
 }
 
-double Transcript::latency_ms() const { return wall_ms; }
+double Transcript::latency_ms() const {
+  // Critical path: an agent's calls within a round run one after another (answer, re-ask);
+  // the agents of a round run in parallel; rounds run one after another.
+  std::map<int, std::map<std::string, double>> per_round;
+  for (const auto& m : messages) per_round[m.round][m.agent] += m.latency_ms;
+  double total = 0.0;
+  for (const auto& [round, agents] : per_round) {
+    double slowest = 0.0;
+    for (const auto& [agent, ms] : agents) slowest = std::max(slowest, ms);
+    total += slowest;
+  }
+  return total;
+}
 
 }  // namespace parley

@@ -1,0 +1,75 @@
+#pragma once
+// ExperimentConfig: an experiment file (YAML) parsed and validated into native types — the
+// first stage of the pipeline. Every key is checked: an unknown key, a wrong type, a value out
+// of range, an unknown protocol or model reference gives one Error line naming the file, line
+// and key. `--set key=value` overrides are applied to the YAML tree before validation.
+// The format is documented in docs/formats.md ("Experiment files").
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/chat.h"
+#include "parley/dataset.h"
+#include "parley/llm_client.h"
+#include "parley/protocol.h"
+#include "parley/result.h"
+
+namespace parley {
+
+enum class Backend { kSimulator, kOpenAi };
+
+struct ModelConfig {
+  std::string name;
+  Backend backend = Backend::kSimulator;
+  EndpointOptions endpoint;             // openai
+  std::string simulator_profile = "default";
+  std::filesystem::path simulator_params;  // "" = built-in parameters
+};
+
+struct AgentConfig {
+  std::string name;
+  std::string model;  // a ModelConfig name
+  Sampling sampling;
+  std::string system_prompt;
+};
+
+struct DatasetConfig {
+  std::filesystem::path path;  // resolved
+  DatasetFormat format = DatasetFormat::kAuto;
+  std::optional<std::size_t> limit;
+};
+
+struct ProtocolConfig {
+  std::string name;   // registry name
+  std::string label;  // display name, unique in the experiment (defaults to name)
+  ProtocolParams params;
+  std::vector<std::string> agents;  // agent pool by name, in order (default: all agents)
+};
+
+struct ExperimentConfig {
+  std::string name;
+  std::filesystem::path source;  // the experiment file
+  std::vector<ModelConfig> models;
+  std::vector<AgentConfig> agents;
+  DatasetConfig dataset;
+  std::vector<ProtocolConfig> protocols;
+  std::vector<std::uint64_t> seeds = {1};
+  int concurrency = 256;  // debates in flight
+  std::optional<std::int64_t> budget_tokens_per_task;
+  int reask_unparsed = 1;
+
+  const ModelConfig* model(const std::string& name) const;
+  const AgentConfig* agent(const std::string& name) const;
+  // Hash of everything that changes results (not concurrency), to refuse resuming a run
+  // whose experiment changed.
+  std::string fingerprint() const;
+};
+
+// `overrides` are "key.path=value" strings; the value is read as YAML.
+Result<ExperimentConfig> load_experiment(const std::filesystem::path& path,
+                                         const std::vector<std::string>& overrides = {});
+
+}  // namespace parley

@@ -1,0 +1,174 @@
+#pragma once
+// Protocol: runs one debate on one task. Each method of the literature is one Protocol in
+// src/protocols/<name>.cc, registered once in src/protocols/registry.cc with its parameters
+// and defaults (the CLI's `parley protocols` and the config validator read that table).
+//
+// A protocol is a coroutine over a Debate. Debate::ask() is the only way to call an LLM: it
+// builds the request, enforces the token budget, records the message in the transcript,
+// parses the answer and re-asks once on unparsable output. When a call fails or the budget is
+// spent, ask() ends the debate by throwing DebateHalt, which run_debate() — the one place that
+// catches it — turns into the transcript's status. Protocol code therefore reads like the
+// paper's pseudocode. Everything runs on the EventLoop thread.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "parley/answer.h"
+#include "parley/async.h"
+#include "parley/chat.h"
+#include "parley/llm_client.h"
+#include "parley/task.h"
+#include "parley/transcript.h"
+
+namespace parley {
+
+class Rng;
+
+// ---- Parameters ----------------------------------------------------------------------------
+
+using ParamValue = std::variant<bool, std::int64_t, double, std::string>;
+enum class ParamKind { kBool, kInt, kDouble, kString };
+
+struct ParamSpec {
+  std::string name;
+  ParamKind kind = ParamKind::kInt;
+  ParamValue default_value;
+  std::optional<double> min;  // inclusive bounds for numbers
+  std::optional<double> max;
+  std::string help;
+};
+
+// Validated parameter values of one configured protocol (defaults filled in).
+class ProtocolParams {
+ public:
+  std::int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const;  // also accepts integer values
+  bool flag(const std::string& name) const;
+  const std::string& text(const std::string& name) const;
+  void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+
+ private:
+  const ParamValue& at(const std::string& name) const;
+  std::map<std::string, ParamValue> values_;
+};
+
+// ---- Agents --------------------------------------------------------------------------------
+
+// An agent instance taking part in a debate: its name in the transcript, its client and
+// its sampling parameters.
+struct Agent {
+  std::string name;
+  LlmClient* client = nullptr;  // not owned
+  std::string model;            // model name sent to the backend
+  Sampling sampling;
+  std::string system_prompt;    // "" = none
+};
+
+// ---- The debate context --------------------------------------------------------------------
+
+struct DebateHalt {
+  DebateStatus status = DebateStatus::kFailed;
+  std::string reason;
+};
+
+// What a protocol says about one call, beyond the messages.
+struct TurnInfo {
+  int round = 0;
+  std::string turn = "answer";         // "answer", "sample", "revise", ...
+  int sample = 0;
+  std::vector<PeerView> shown;         // what the agent was shown from its peers
+  std::optional<double> temperature;   // overrides the agent's own
+};
+
+// A finished call: the reply and its parsed answer (after at most one re-ask).
+struct Turn {
+  std::string agent;
+  int round = 0;
+  std::string text;
+  Answer answer;
+};
+
+struct DebateSetup {
+  std::shared_ptr<const Task> task;
+  std::string protocol_label;
+  std::uint64_t seed = 0;
+  const ProtocolParams* params = nullptr;
+  std::vector<Agent> agent_pool;                      // agents the protocol may use, in order
+  std::optional<std::int64_t> budget_tokens;          // per-debate token budget
+  int reask_unparsed = 1;                             // re-asks after an unparsable reply
+};
+
+class Debate {
+ public:
+  explicit Debate(DebateSetup setup);
+  Debate(const Debate&) = delete;
+  Debate& operator=(const Debate&) = delete;
+  ~Debate();
+
+  const Task& task() const { return *setup_.task; }
+  const ProtocolParams& params() const { return *setup_.params; }
+  std::uint64_t seed() const { return setup_.seed; }
+  Rng& rng() { return *rng_; }
+
+  // `count` agent instances from the pool, in order. With fewer configured agents than
+  // instances, agents are reused cyclically and named "<agent>#<k>" (k = 1..count) so every
+  // instance is distinct in the transcript and samples independently.
+  std::vector<Agent> agents(std::size_t count) const;
+
+  // One LLM call (see the file comment). Throws DebateHalt when the debate must end.
+  Async<Turn> ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
+
+  // Records a controller event.
+  void event(int round, std::string kind, std::string detail);
+
+  // Latest parsed answer of each agent, in first-answer order (used for the budget fallback).
+  const std::vector<std::pair<std::string, Answer>>& latest_answers() const { return latest_; }
+
+  Transcript& transcript() { return transcript_; }
+  std::optional<std::int64_t> budget_remaining() const { return budget_remaining_; }
+
+ private:
+  Async<ChatResponse> call(const Agent& agent, const std::vector<ChatMessage>& messages,
+                           const TurnInfo& info, const std::string& turn);
+  void remember(const std::string& agent, const Answer& answer);
+
+  DebateSetup setup_;
+  std::unique_ptr<Rng> rng_;
+  Transcript transcript_;
+  std::optional<std::int64_t> budget_remaining_;
+  std::vector<std::pair<std::string, Answer>> latest_;
+};
+
+// ---- Protocols -----------------------------------------------------------------------------
+
+class Protocol {
+ public:
+  virtual ~Protocol() = default;
+  // Runs the debate and returns the final answer (canonical form), or nullopt if none.
+  virtual Async<std::optional<std::string>> run(Debate& debate) const = 0;
+};
+
+// Runs `protocol` on one task and returns the complete transcript: status, final answer,
+// correctness. Never throws for expected failures (calls failing, budget, unparsable output).
+Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup);
+
+struct ProtocolInfo {
+  std::string name;         // as written in experiment files
+  std::string title;        // one line
+  std::string paper;        // citation
+  std::vector<ParamSpec> params;
+  std::function<std::unique_ptr<Protocol>(const ProtocolParams&)> make;
+};
+
+// The registry: every protocol parley knows, in display order.
+const std::vector<ProtocolInfo>& protocol_registry();
+const ProtocolInfo* find_protocol(std::string_view name);
+
+}  // namespace parley

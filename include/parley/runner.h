@@ -1,0 +1,53 @@
+#pragma once
+// Runner: executes an experiment — tasks × protocols × seeds — with bounded concurrency on one
+// event loop, writing each finished debate to the store, then exports transcripts.jsonl and
+// summary.json. Resumable: units already in the store are skipped. Called by the CLI; one run
+// at a time per process.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/config.h"
+#include "parley/dataset.h"
+#include "parley/report.h"
+#include "parley/result.h"
+
+namespace parley {
+
+struct RunProgress {
+  std::int64_t done = 0;     // units finished in this process
+  std::int64_t total = 0;    // units to run in this process
+  std::int64_t skipped = 0;  // units found finished in the store (resume)
+  std::int64_t failed = 0;
+};
+
+struct RunOptions {
+  std::filesystem::path out_dir;
+  bool resume = false;
+  std::optional<std::filesystem::path> cache_dir;
+  // Called on the loop thread after each finished debate.
+  std::function<void(const RunProgress&)> on_progress;
+};
+
+struct RunOutcome {
+  Summary summary;
+  RunProgress progress;
+  bool interrupted = false;
+  std::vector<DatasetIssue> dataset_issues;
+};
+
+Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options);
+
+// Rebuilds summary.json-equivalent data from a run directory's store.
+Result<Summary> summarize_run(const std::filesystem::path& run_dir);
+
+// Asks a running experiment to stop starting new debates; in-flight debates finish and are
+// stored. Async-signal-safe (sets an atomic flag).
+void request_stop();
+bool stop_requested();
+
+}  // namespace parley

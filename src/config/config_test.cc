@@ -1,0 +1,170 @@
+// Experiment-file validation: each kind of mistake gives one error line naming the key and
+// line; overrides reach the tree; defaults are the documented ones.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "config/yaml_reader.h"
+#include "parley/config.h"
+
+namespace parley {
+namespace {
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("parley-config-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "tasks.jsonl") << R"({"id":"q1","question":"2+2?","answer":4})" << "\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path write(const std::string& yaml) {
+    const auto path = dir_ / "exp.yaml";
+    std::ofstream(path) << yaml;
+    return path;
+  }
+
+  // A valid experiment; `extra` is appended at top level.
+  std::string valid(const std::string& protocols = "  - {name: single}\n", const std::string& extra = "") {
+    return "models:\n"
+           "  - {name: sim, backend: simulator}\n"
+           "agents:\n"
+           "  - {name: a1, model: sim}\n"
+           "dataset: {path: " + (dir_ / "tasks.jsonl").string() + "}\n"
+           "protocols:\n" + protocols + extra;
+  }
+
+  std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+    auto result = load_experiment(write(yaml), overrides);
+    EXPECT_FALSE(result.ok());
+    return result.ok() ? "" : result.error().message;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigTest, ValidFileGetsDocumentedDefaults) {
+  auto c = load_experiment(write(valid("  - {name: debate}\n  - {name: self_consistency, samples: 7}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->name, "exp");
+  EXPECT_EQ(c->seeds, (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(c->concurrency, 256);
+  EXPECT_EQ(c->reask_unparsed, 1);
+  EXPECT_FALSE(c->budget_tokens_per_task.has_value());
+  EXPECT_DOUBLE_EQ(c->agents[0].sampling.temperature, 0.7);
+  ASSERT_EQ(c->protocols.size(), 2u);
+  EXPECT_EQ(c->protocols[0].params.integer("agents"), 3);
+  EXPECT_EQ(c->protocols[0].params.integer("rounds"), 2);
+  EXPECT_EQ(c->protocols[1].params.integer("samples"), 7);
+  EXPECT_EQ(c->protocols[1].label, "self_consistency");
+}
+
+TEST_F(ConfigTest, UnknownTopLevelKeyNamesKeyAndLine) {
+  const auto e = error_of(valid("  - {name: single}\n", "concurency: 5\n"));
+  EXPECT_NE(e.find("exp.yaml:9: concurency: unknown key"), std::string::npos) << e;
+}
+
+TEST_F(ConfigTest, UnknownProtocolParameterIsRejected) {
+  const auto e = error_of(valid("  - {name: debate, round: 3}\n"));
+  EXPECT_NE(e.find("protocols[0].round: unknown key for protocol debate"), std::string::npos) << e;
+  EXPECT_NE(e.find(":7:"), std::string::npos) << e;
+}
+
+TEST_F(ConfigTest, WrongTypeAndOutOfRange) {
+  EXPECT_NE(error_of(valid("  - {name: debate, rounds: two}\n")).find("protocols[0].rounds: expected an integer, got 'two'"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: debate, agents: 1}\n")).find("protocols[0].agents: 1 is out of range [2, 64]"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: single}\n", "concurrency: 0\n")).find("concurrency: 0 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: single}\n", "seeds: 3\n")).find("seeds: expected a non-empty list"),
+            std::string::npos);
+}
+
+TEST_F(ConfigTest, UnknownProtocolListsKnownOnes) {
+  const auto e = error_of(valid("  - {name: socratic}\n"));
+  EXPECT_NE(e.find("protocols[0].name: unknown protocol 'socratic' (known: single, self_consistency, debate"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(ConfigTest, AgentNamingUndefinedModel) {
+  const auto e = error_of(
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: gpt}\n"
+      "dataset: {path: x}\nprotocols:\n  - {name: single}\n");
+  EXPECT_NE(e.find(":4: agents[0].model: no model named 'gpt'"), std::string::npos) << e;
+}
+
+TEST_F(ConfigTest, BackendSpecificKeys) {
+  const auto e = error_of(
+      "models:\n  - {name: sim, backend: simulator, base_url: 'http://x'}\nagents:\n  - {name: a1, model: sim}\n"
+      "dataset: {path: x}\nprotocols:\n  - {name: single}\n");
+  EXPECT_NE(e.find("models[0].base_url: unknown key for backend simulator"), std::string::npos) << e;
+  const auto missing_url = error_of(
+      "models:\n  - {name: m, backend: openai, model: q}\nagents:\n  - {name: a1, model: m}\n"
+      "dataset: {path: x}\nprotocols:\n  - {name: single}\n");
+  EXPECT_NE(missing_url.find("models[0].base_url: missing required key"), std::string::npos) << missing_url;
+}
+
+TEST_F(ConfigTest, OpenAiModelIsRead) {
+  auto c = load_experiment(write(
+      "models:\n  - {name: local, backend: openai, base_url: 'http://127.0.0.1:8000/v1', model: qwen3-8b,\n"
+      "     api_key_env: OPENAI_API_KEY, max_concurrency: 64, timeout_s: 60}\n"
+      "agents:\n  - {name: a1, model: local, temperature: 0.2}\n"
+      "dataset: {path: " + (dir_ / "tasks.jsonl").string() + ", limit: 50}\n"
+      "protocols:\n  - {name: single}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->models[0].backend, Backend::kOpenAi);
+  EXPECT_EQ(c->models[0].endpoint.model, "qwen3-8b");
+  EXPECT_EQ(c->models[0].endpoint.api_key_env, "OPENAI_API_KEY");
+  EXPECT_EQ(c->dataset.limit, 50u);
+}
+
+TEST_F(ConfigTest, InvalidYamlAndMissingFile) {
+  EXPECT_NE(error_of("models: [\n").find("exp.yaml:2: invalid YAML"), std::string::npos);
+  auto missing = load_experiment(dir_ / "nope.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("nope.yaml: file not found"), std::string::npos);
+  EXPECT_NE(error_of("- just\n- a list\n").find("expected a mapping"), std::string::npos);
+}
+
+TEST_F(ConfigTest, MissingDatasetFile) {
+  const auto e = error_of(
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+      "dataset: {path: /nonexistent/tasks.jsonl}\nprotocols:\n  - {name: single}\n");
+  EXPECT_NE(e.find(":5: dataset.path: file not found: /nonexistent/tasks.jsonl"), std::string::npos) << e;
+}
+
+TEST_F(ConfigTest, DuplicateLabelsAndSeeds) {
+  EXPECT_NE(error_of(valid("  - {name: single}\n  - {name: single}\n")).find("label 'single' is used twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: single}\n", "seeds: [1, 1]\n")).find("seed 1 is listed twice"), std::string::npos);
+}
+
+TEST_F(ConfigTest, OverridesApplyBeforeValidation) {
+  auto c = load_experiment(write(valid("  - {name: debate}\n")),
+                           {"concurrency=8", "protocols.0.rounds=4", "seeds=[3, 4]", "dataset.limit=1"});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->concurrency, 8);
+  EXPECT_EQ(c->protocols[0].params.integer("rounds"), 4);
+  EXPECT_EQ(c->seeds, (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_EQ(c->dataset.limit, 1u);
+  EXPECT_NE(error_of(valid(), {"protocols.5.rounds=1"}).find("--set protocols.5.rounds"), std::string::npos);
+  EXPECT_NE(error_of(valid(), {"noequals"}).find("expected key.path=value"), std::string::npos);
+  EXPECT_NE(error_of(valid(), {"concurency=3"}).find("concurency: unknown key"), std::string::npos);
+}
+
+TEST_F(ConfigTest, FingerprintIgnoresConcurrencyButNotProtocols) {
+  const auto path = write(valid("  - {name: debate}\n"));
+  const auto a = load_experiment(path)->fingerprint();
+  EXPECT_EQ(a, load_experiment(path, {"concurrency=3"})->fingerprint());
+  EXPECT_NE(a, load_experiment(path, {"protocols.0.rounds=3"})->fingerprint());
+  EXPECT_NE(a, load_experiment(path, {"seeds=[9]"})->fingerprint());
+}
+
+}  // namespace
+}  // namespace parley

@@ -1,0 +1,230 @@
+// load_experiment: YAML → ExperimentConfig, with every key checked (docs/formats.md).
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "config/yaml_reader.h"
+#include "core/hash.h"
+#include "parley/config.h"
+
+namespace parley {
+namespace {
+
+ModelConfig read_model(const YamlReader& r) {
+  ModelConfig m;
+  m.name = r.text("name");
+  const std::string backend = r.text("backend");
+  if (backend == "simulator") {
+    m.backend = Backend::kSimulator;
+    r.only_keys({"name", "backend", "profile", "params"}, "for backend simulator");
+    m.simulator_profile = r.optional_text("profile").value_or("default");
+    m.simulator_params = r.optional_text("params").value_or("");
+  } else if (backend == "openai") {
+    m.backend = Backend::kOpenAi;
+    r.only_keys({"name", "backend", "base_url", "model", "api_key_env", "max_concurrency", "timeout_s",
+                 "connect_timeout_s", "max_retries", "retry_base_delay_s", "retry_max_delay_s"},
+                "for backend openai");
+    auto& e = m.endpoint;
+    e.base_url = r.text("base_url");
+    if (e.base_url.rfind("http://", 0) != 0 && e.base_url.rfind("https://", 0) != 0) {
+      r.fail("base_url", fmt::format("expected an http:// or https:// URL, got '{}'", e.base_url));
+    }
+    e.model = r.text("model");
+    e.api_key_env = r.optional_text("api_key_env").value_or("");
+    e.max_concurrency = static_cast<int>(r.optional_integer("max_concurrency", 1, 100000).value_or(64));
+    e.timeout_s = r.optional_number("timeout_s", 0.001, 86400).value_or(60);
+    e.connect_timeout_s = r.optional_number("connect_timeout_s", 0.001, 3600).value_or(10);
+    e.retry.max_retries = static_cast<int>(r.optional_integer("max_retries", 0, 100).value_or(4));
+    e.retry.base_delay_s = r.optional_number("retry_base_delay_s", 0, 3600).value_or(0.5);
+    e.retry.max_delay_s = r.optional_number("retry_max_delay_s", 0, 3600).value_or(30);
+  } else {
+    r.fail("backend", fmt::format("unknown backend '{}' (known: simulator, openai)", backend));
+  }
+  return m;
+}
+
+AgentConfig read_agent(const YamlReader& r, const std::set<std::string>& models) {
+  r.only_keys({"name", "model", "temperature", "top_p", "max_tokens", "system_prompt", "logprobs"});
+  AgentConfig a;
+  a.name = r.text("name");
+  a.model = r.text("model");
+  if (models.count(a.model) == 0) r.fail("model", fmt::format("no model named '{}' is defined under models", a.model));
+  a.sampling.temperature = r.optional_number("temperature", 0, 2).value_or(0.7);
+  a.sampling.top_p = r.optional_number("top_p", 0, 1).value_or(1.0);
+  a.sampling.max_tokens = static_cast<int>(r.optional_integer("max_tokens", 1, 1000000).value_or(1024));
+  a.sampling.logprobs = r.optional_flag("logprobs").value_or(false);
+  a.system_prompt = r.optional_text("system_prompt").value_or("");
+  return a;
+}
+
+ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
+  const double lo = spec.min.value_or(-1e18);
+  const double hi = spec.max.value_or(1e18);
+  switch (spec.kind) {
+    case ParamKind::kBool:
+      return *r.optional_flag(spec.name);
+    case ParamKind::kInt:
+      return *r.optional_integer(spec.name, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+    case ParamKind::kDouble:
+      return *r.optional_number(spec.name, lo, hi);
+    case ParamKind::kString:
+      return *r.optional_text(spec.name);
+  }
+  r.fail(spec.name, "unsupported parameter kind");
+}
+
+ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents) {
+  ProtocolConfig p;
+  p.name = r.text("name");
+  const ProtocolInfo* info = find_protocol(p.name);
+  if (info == nullptr) {
+    std::string known;
+    for (const auto& entry : protocol_registry()) known += (known.empty() ? "" : ", ") + entry.name;
+    r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
+  }
+  std::set<std::string> keys = {"name", "label", "agents"};
+  for (const auto& spec : info->params) keys.insert(spec.name);
+  r.only_keys(keys, "for protocol " + p.name);
+  p.label = r.optional_text("label").value_or(p.name);
+  p.agents = r.text_list("agents");
+  for (const auto& a : p.agents) {
+    if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
+  }
+  for (const auto& spec : info->params) {
+    p.params.set(spec.name, r.has(spec.name) ? read_param(r, spec) : spec.default_value);
+  }
+  return p;
+}
+
+std::filesystem::path resolve_data_path(const std::filesystem::path& experiment, const std::string& raw) {
+  const std::filesystem::path given(raw);
+  if (given.is_absolute() || std::filesystem::exists(given)) return given;
+  // Relative paths are tried from the working directory first, then beside the experiment file.
+  const auto beside = experiment.parent_path() / given;
+  return std::filesystem::exists(beside) ? beside : given;
+}
+
+ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::Node& root) {
+  const YamlReader top(path.string(), root, "");
+  if (!root.IsMap()) top.fail_here("expected a mapping of experiment keys");
+  top.only_keys({"name", "description", "models", "agents", "dataset", "protocols", "seeds", "concurrency",
+                 "budget_tokens_per_task", "reask_unparsed"});
+  ExperimentConfig c;
+  c.source = path;
+  c.name = top.optional_text("name").value_or(path.stem().string());
+
+  std::set<std::string> model_names;
+  for (const auto& r : top.list("models")) {
+    c.models.push_back(read_model(r));
+    if (!model_names.insert(c.models.back().name).second) r.fail("name", "duplicate model name '" + c.models.back().name + "'");
+  }
+  std::set<std::string> agent_names;
+  for (const auto& r : top.list("agents")) {
+    c.agents.push_back(read_agent(r, model_names));
+    if (!agent_names.insert(c.agents.back().name).second) r.fail("name", "duplicate agent name '" + c.agents.back().name + "'");
+  }
+
+  const YamlReader data = top.map("dataset");
+  data.only_keys({"path", "format", "limit"});
+  c.dataset.path = resolve_data_path(path, data.text("path"));
+  if (!std::filesystem::exists(c.dataset.path)) {
+    data.fail("path", fmt::format("file not found: {}", data.text("path")));
+  }
+  const std::string format = data.optional_text("format").value_or("auto");
+  const auto parsed_format = parse_dataset_format(format);
+  if (!parsed_format) data.fail("format", fmt::format("unknown format '{}' (known: auto, jsonl, gsm8k, mmlu_csv)", format));
+  c.dataset.format = *parsed_format;
+  if (auto limit = data.optional_integer("limit", 1, 100000000)) c.dataset.limit = static_cast<std::size_t>(*limit);
+
+  std::set<std::string> labels;
+  for (const auto& r : top.list("protocols")) {
+    c.protocols.push_back(read_protocol(r, agent_names));
+    if (!labels.insert(c.protocols.back().label).second) {
+      r.fail("label", fmt::format("protocol label '{}' is used twice; give one a distinct label", c.protocols.back().label));
+    }
+  }
+
+  if (top.has("seeds")) {
+    const YAML::Node seeds = root["seeds"];
+    if (!seeds.IsSequence() || seeds.size() == 0) top.fail("seeds", "expected a non-empty list of integers");
+    c.seeds.clear();
+    std::set<std::uint64_t> seen;
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+      YAML::Node holder;
+      holder["seed"] = seeds[i];
+      const YamlReader item(path.string(), holder, fmt::format("seeds[{}]", i));
+      const auto seed = static_cast<std::uint64_t>(*item.optional_integer("seed", 0, INT64_MAX));
+      if (!seen.insert(seed).second) top.fail("seeds", fmt::format("seed {} is listed twice", seed));
+      c.seeds.push_back(seed);
+    }
+  }
+  c.concurrency = static_cast<int>(top.optional_integer("concurrency", 1, 1000000).value_or(256));
+  c.budget_tokens_per_task = top.optional_integer("budget_tokens_per_task", 100, INT64_MAX);
+  c.reask_unparsed = static_cast<int>(top.optional_integer("reask_unparsed", 0, 5).value_or(1));
+  return c;
+}
+
+}  // namespace
+
+const ModelConfig* ExperimentConfig::model(const std::string& model_name) const {
+  for (const auto& m : models) {
+    if (m.name == model_name) return &m;
+  }
+  return nullptr;
+}
+
+const AgentConfig* ExperimentConfig::agent(const std::string& agent_name) const {
+  for (const auto& a : agents) {
+    if (a.name == agent_name) return &a;
+  }
+  return nullptr;
+}
+
+std::string ExperimentConfig::fingerprint() const {
+  nlohmann::json j;
+  for (const auto& m : models) {
+    j["models"].push_back({m.name, static_cast<int>(m.backend), m.endpoint.base_url, m.endpoint.model,
+                           m.simulator_profile, m.simulator_params.string()});
+  }
+  for (const auto& a : agents) {
+    j["agents"].push_back({a.name, a.model, a.sampling.temperature, a.sampling.top_p, a.sampling.max_tokens,
+                           a.sampling.logprobs, a.system_prompt});
+  }
+  j["dataset"] = {dataset.path.string(), static_cast<int>(dataset.format), dataset.limit ? *dataset.limit : 0};
+  for (const auto& p : protocols) {
+    nlohmann::json params;
+    for (const auto& [key, value] : p.params.values()) {
+      std::visit([&](const auto& v) { params[key] = v; }, value);
+    }
+    j["protocols"].push_back({p.name, p.label, p.agents, params});
+  }
+  j["seeds"] = seeds;
+  j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;
+  j["reask"] = reask_unparsed;
+  return hash_hex128(j.dump());
+}
+
+Result<ExperimentConfig> load_experiment(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  if (!std::filesystem::exists(path)) return Error{fmt::format("{}: file not found", path.string())};
+  std::ifstream in(path);
+  if (!in) return Error{fmt::format("{}: cannot open file", path.string())};
+  try {
+    YAML::Node root;
+    try {
+      root = YAML::Load(in);
+    } catch (const YAML::ParserException& e) {
+      return Error{fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg)};
+    }
+    for (const auto& assignment : overrides) apply_override(root, assignment);
+    return read_experiment(path, root);
+  } catch (const ConfigError& e) {
+    return Error{e.message};
+  } catch (const YAML::Exception& e) {
+    return Error{fmt::format("{}: {}", path.string(), e.what())};
+  }
+}
+
+}  // namespace parley

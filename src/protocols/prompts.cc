@@ -1,0 +1,47 @@
+#include "protocols/prompts.h"
+
+namespace parley {
+
+std::string format_instruction(const Task& task) {
+  switch (task.answer_type) {
+    case AnswerType::kChoice:
+      return "Think step by step. End your reply with two lines: \"Answer: <option letter>\" and "
+             "\"Confidence: <0-100>%\".";
+    case AnswerType::kNumber:
+      return "Think step by step. End your reply with two lines: \"Answer: <number>\" and "
+             "\"Confidence: <0-100>%\".";
+    case AnswerType::kText:
+      return "Think step by step. End your reply with two lines: \"Answer: <short answer>\" and "
+             "\"Confidence: <0-100>%\".";
+  }
+  return {};
+}
+
+std::string task_prompt(const Task& task) {
+  std::string out = task.question;
+  if (!task.options.empty()) {
+    out += "\n";
+    for (std::size_t i = 0; i < task.options.size(); ++i) {
+      out += "\n" + option_letter(i) + ". " + task.options[i];
+    }
+  }
+  out += "\n\n" + format_instruction(task);
+  return out;
+}
+
+std::string reask_prompt(const Task& task) {
+  return "Your reply did not state a final answer in the required form. " + format_instruction(task);
+}
+
+std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers) {
+  std::string out = "These are the solutions to the problem from other agents:";
+  for (const auto& peer : peers) {
+    out += "\n\n" + peer.agent + "'s solution:\n```\n" + peer.text + "\n```";
+  }
+  out += "\n\nUsing the solutions from other agents as additional information, give an updated "
+         "answer to the original problem. ";
+  out += format_instruction(task);
+  return out;
+}
+
+}  // namespace parley

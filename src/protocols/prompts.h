@@ -1,0 +1,29 @@
+#pragma once
+// The prompt texts shared by the baseline protocols. Wording is parley's own; the structure
+// follows the papers (Du et al. 2024 as quoted in SVR-MAD §2 for the debate turn).
+
+#include <string>
+#include <vector>
+
+#include "parley/task.h"
+
+namespace parley {
+
+// The question with its lettered options and the answer-format instruction.
+std::string task_prompt(const Task& task);
+
+// How to state the final answer and confidence, for this task's answer type.
+std::string format_instruction(const Task& task);
+
+// Sent after a reply whose final answer could not be parsed.
+std::string reask_prompt(const Task& task);
+
+struct PeerSolution {
+  std::string agent;
+  std::string text;
+};
+
+// Du et al.'s debate turn: the peers' latest solutions, then the request to update.
+std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers);
+
+}  // namespace parley

@@ -1,0 +1,12 @@
+#pragma once
+// Registry entries of the built-in protocols, one per protocol file; registry.cc lists them.
+
+#include "parley/protocol.h"
+
+namespace parley {
+
+ProtocolInfo single_protocol();            // single.cc
+ProtocolInfo self_consistency_protocol();  // self_consistency.cc
+ProtocolInfo debate_protocol();            // debate.cc
+
+}  // namespace parley

@@ -1,0 +1,249 @@
+// Control flow of the baseline protocols on scripted replies: who was asked what, who saw
+// which peers in which round, re-asks, budget stops, failures.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "parley/protocol.h"
+#include "protocols/debate.h"
+#include "scripted_client.h"
+
+namespace parley {
+namespace {
+
+using testing::ScriptedClient;
+
+std::shared_ptr<const Task> choice_task() {
+  auto task = std::make_shared<Task>();
+  task->id = "t1";
+  task->question = "Which planet is largest?";
+  task->options = {"Mars", "Jupiter", "Venus", "Earth"};
+  task->answer_type = AnswerType::kChoice;
+  task->answer = "B";
+  return task;
+}
+
+struct Harness {
+  EventLoop loop;
+  std::unique_ptr<ScriptedClient> client;
+  ProtocolParams params;
+  std::vector<Agent> pool;
+
+  explicit Harness(ScriptedClient::Script script, std::size_t agents = 1) {
+    client = std::make_unique<ScriptedClient>(loop, std::move(script));
+    for (std::size_t i = 0; i < agents; ++i) {
+      pool.push_back(Agent{"a" + std::to_string(i + 1), client.get(), "m", Sampling{}, ""});
+    }
+  }
+
+  Transcript run(const std::string& protocol, std::map<std::string, ParamValue> overrides = {},
+                 std::optional<std::int64_t> budget = std::nullopt, int reask = 1) {
+    const ProtocolInfo* info = find_protocol(protocol);
+    EXPECT_NE(info, nullptr);
+    for (const auto& spec : info->params) params.set(spec.name, spec.default_value);
+    for (auto& [k, v] : overrides) params.set(k, v);
+    auto made = info->make(params);
+    DebateSetup setup;
+    setup.task = choice_task();
+    setup.protocol_label = protocol;
+    setup.seed = 1;
+    setup.params = &params;
+    setup.agent_pool = pool;
+    setup.budget_tokens = budget;
+    setup.reask_unparsed = reask;
+    Transcript out;
+    loop.spawn([&]() -> Async<void> { out = co_await run_debate(*made, std::move(setup)); }());
+    loop.run();
+    return out;
+  }
+};
+
+std::string reply(const std::string& letter) { return "Reasoning.\nAnswer: " + letter + "\nConfidence: 80%"; }
+
+TEST(Single, AsksOnceWithQuestionAndOptions) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  const Transcript t = h.run("single");
+  ASSERT_EQ(h.client->requests.size(), 1u);
+  const auto& prompt = h.client->requests[0].messages.back().content;
+  EXPECT_NE(prompt.find("Which planet is largest?"), std::string::npos);
+  EXPECT_NE(prompt.find("B. Jupiter"), std::string::npos);
+  EXPECT_EQ(t.status, DebateStatus::kCompleted);
+  EXPECT_EQ(t.final_answer, "B");
+  EXPECT_TRUE(t.correct);
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.messages[0].role, "answer");
+  EXPECT_EQ(t.messages[0].confidence, 0.8);
+  EXPECT_GT(t.messages[0].prompt_tokens, 0);
+}
+
+TEST(SelfConsistency, SamplesAndVotes) {
+  // Samples 0 and 3 say A, the others say C: C wins 3 to 2.
+  Harness h([](const ChatRequest& r) { return reply(r.note.sample == 0 || r.note.sample == 3 ? "A" : "C"); });
+  const Transcript t = h.run("self_consistency");
+  ASSERT_EQ(h.client->requests.size(), 5u);
+  std::set<int> samples;
+  for (const auto& r : h.client->requests) {
+    samples.insert(r.note.sample);
+    EXPECT_EQ(r.note.turn, "sample");
+    EXPECT_EQ(r.note.agent, "a1");
+  }
+  EXPECT_EQ(samples, (std::set<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(t.final_answer, "C");
+  EXPECT_FALSE(t.correct);
+  ASSERT_EQ(t.events.size(), 1u);
+  EXPECT_EQ(t.events[0].kind, "vote");
+}
+
+TEST(Debate, EveryAgentSeesAllPeersPreviousAnswersEachRound) {
+  // a1 starts right (B), a2 and a3 start wrong (A, C); in round 1 everyone adopts B.
+  Harness h(
+      [](const ChatRequest& r) {
+        if (r.note.round == 0) return reply(r.note.agent == "a1" ? "B" : r.note.agent == "a2" ? "A" : "C");
+        return reply("B");
+      },
+      3);
+  const Transcript t = h.run("debate");
+  ASSERT_EQ(h.client->requests.size(), 9u);  // 3 agents × (1 + 2 rounds)
+  std::map<std::pair<std::string, int>, const ChatRequest*> by_turn;
+  for (const auto& r : h.client->requests) by_turn[{r.note.agent, r.note.round}] = &r;
+
+  const ChatRequest& a2_round1 = *by_turn.at({"a2", 1});
+  EXPECT_EQ(a2_round1.note.turn, "revise");
+  ASSERT_EQ(a2_round1.note.shown.size(), 2u);
+  EXPECT_EQ(a2_round1.note.shown[0].agent, "a1");
+  EXPECT_EQ(a2_round1.note.shown[0].answer, "B");
+  EXPECT_EQ(a2_round1.note.shown[1].agent, "a3");
+  EXPECT_EQ(a2_round1.note.shown[1].answer, "C");
+  EXPECT_EQ(a2_round1.note.own_previous, "A");
+  // History: question, own answer, peers' solutions.
+  ASSERT_EQ(a2_round1.messages.size(), 3u);
+  EXPECT_EQ(a2_round1.messages[1].role, "assistant");
+  const std::string& peers_prompt = a2_round1.messages[2].content;
+  EXPECT_NE(peers_prompt.find("a1's solution"), std::string::npos);
+  EXPECT_NE(peers_prompt.find("a3's solution"), std::string::npos);
+  EXPECT_EQ(peers_prompt.find("a2's solution"), std::string::npos);
+
+  const ChatRequest& a3_round2 = *by_turn.at({"a3", 2});
+  EXPECT_EQ(a3_round2.messages.size(), 5u);
+  for (const auto& peer : a3_round2.note.shown) EXPECT_EQ(peer.answer, "B");  // round-1 answers
+
+  EXPECT_EQ(t.final_answer, "B");
+  EXPECT_TRUE(t.correct);
+  EXPECT_EQ(t.messages.size(), 9u);
+}
+
+TEST(Debate, SingleConfiguredAgentIsInstantiatedDistinctly) {
+  Harness h([](const ChatRequest&) { return reply("D"); }, 1);
+  const Transcript t = h.run("debate", {{"agents", std::int64_t{3}}, {"rounds", std::int64_t{1}}});
+  std::set<std::string> names;
+  for (const auto& r : h.client->requests) names.insert(r.note.agent);
+  EXPECT_EQ(names, (std::set<std::string>{"a1#1", "a1#2", "a1#3"}));
+  EXPECT_EQ(t.messages.size(), 6u);
+}
+
+class RingDebate final : public RoundDebate {
+ public:
+  RingDebate() : RoundDebate(4, 1) {}
+
+ protected:
+  std::vector<std::size_t> visible_peers(std::size_t self, int, std::size_t n) const override {
+    return {(self + 1) % n};
+  }
+};
+
+TEST(Debate, VisibilityHookRestrictsWhoSeesWhom) {
+  EventLoop loop;
+  ScriptedClient client(loop, [](const ChatRequest&) { return reply("B"); });
+  ProtocolParams params;
+  DebateSetup setup;
+  setup.task = choice_task();
+  setup.protocol_label = "ring";
+  setup.params = &params;
+  for (int i = 1; i <= 4; ++i) setup.agent_pool.push_back(Agent{"a" + std::to_string(i), &client, "m", {}, ""});
+  RingDebate ring;
+  loop.spawn([&]() -> Async<void> { co_await run_debate(ring, std::move(setup)); }());
+  loop.run();
+  for (const auto& r : client.requests) {
+    if (r.note.round != 1) continue;
+    ASSERT_EQ(r.note.shown.size(), 1u);
+    const int self = r.note.agent.back() - '0';
+    EXPECT_EQ(r.note.shown[0].agent, "a" + std::to_string(self % 4 + 1));
+  }
+}
+
+TEST(Debate, UnparsableReplyIsReaskedOnce) {
+  Harness h([](const ChatRequest& r) -> std::variant<std::string, CallError> {
+    if (r.note.turn == "reask") return reply("B");
+    return std::string("I am not sure at all.");
+  });
+  const Transcript t = h.run("single");
+  ASSERT_EQ(t.messages.size(), 2u);
+  EXPECT_EQ(t.messages[0].role, "answer");
+  EXPECT_FALSE(t.messages[0].answer.has_value());
+  EXPECT_EQ(t.messages[1].role, "reask");
+  EXPECT_EQ(t.final_answer, "B");
+  // The re-ask carries the unparsable reply and the format reminder.
+  const auto& reask = h.client->requests[1].messages;
+  ASSERT_EQ(reask.size(), 3u);
+  EXPECT_EQ(reask[1].content, "I am not sure at all.");
+}
+
+TEST(Debate, ReaskCanBeDisabled) {
+  Harness h([](const ChatRequest&) { return std::string("no idea"); });
+  const Transcript t = h.run("single", {}, std::nullopt, /*reask=*/0);
+  EXPECT_EQ(t.messages.size(), 1u);
+  EXPECT_FALSE(t.final_answer.has_value());
+  EXPECT_FALSE(t.correct);
+  EXPECT_EQ(t.status, DebateStatus::kCompleted);
+}
+
+TEST(Budget, DebateStopsBeforeExceedingItAndVotesOnWhatItHas) {
+  Harness h([](const ChatRequest& r) { return reply(r.note.agent == "a1" ? "B" : "A") + std::string(400, ' '); }, 3);
+  // Each round-0 call costs ~ (prompt ~60) + (completion ~110) tokens; the budget allows the
+  // initial answers and not a full revision round.
+  const std::int64_t budget = 2600;
+  const Transcript t = h.run("debate", {}, budget);
+  EXPECT_EQ(t.status, DebateStatus::kBudget);
+  EXPECT_LE(t.prompt_tokens() + t.completion_tokens(), budget);
+  EXPECT_GE(t.messages.size(), 3u);
+  EXPECT_LT(t.messages.size(), 9u);
+  EXPECT_FALSE(t.status_reason.empty());
+  EXPECT_EQ(t.final_answer, "A");  // a2 and a3 said A
+}
+
+TEST(Failure, FailedCallEndsTheDebateWithAReason) {
+  Harness h(
+      [](const ChatRequest& r) -> std::variant<std::string, CallError> {
+        if (r.note.agent == "a2" && r.note.round == 1) {
+          return CallError{CallErrorKind::kTimeout, 0, "no reply within 60 s", 5};
+        }
+        return reply("B");
+      },
+      3);
+  const Transcript t = h.run("debate");
+  EXPECT_EQ(t.status, DebateStatus::kFailed);
+  EXPECT_NE(t.status_reason.find("a2"), std::string::npos);
+  EXPECT_NE(t.status_reason.find("timeout"), std::string::npos);
+  EXPECT_FALSE(t.final_answer.has_value());
+  bool recorded = false;
+  for (const auto& m : t.messages) recorded |= m.error.has_value() && m.attempts == 5;
+  EXPECT_TRUE(recorded);
+}
+
+TEST(Registry, NamesAreUniqueAndDefaultsAreWithinBounds) {
+  std::set<std::string> names;
+  for (const auto& info : protocol_registry()) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    for (const auto& spec : info.params) {
+      if (auto* v = std::get_if<std::int64_t>(&spec.default_value)) {
+        if (spec.min) EXPECT_GE(*v, *spec.min) << spec.name;
+        if (spec.max) EXPECT_LE(*v, *spec.max) << spec.name;
+      }
+    }
+  }
+  EXPECT_NE(find_protocol("debate"), nullptr);
+  EXPECT_EQ(find_protocol("nope"), nullptr);
+}
+
+}  // namespace
+}  // namespace parley

@@ -1,0 +1,23 @@
+// The one table of protocols. Adding a protocol: its file, one line here, its test, its row
+// in docs/protocols.md.
+#include "protocols/protocols.h"
+
+namespace parley {
+
+const std::vector<ProtocolInfo>& protocol_registry() {
+  static const std::vector<ProtocolInfo> registry = {
+      single_protocol(),
+      self_consistency_protocol(),
+      debate_protocol(),
+  };
+  return registry;
+}
+
+const ProtocolInfo* find_protocol(std::string_view name) {
+  for (const auto& info : protocol_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace parley

@@ -1,0 +1,25 @@
+// single: one agent answers with chain-of-thought (the papers' CoT baseline).
+#include "protocols/prompts.h"
+#include "protocols/protocols.h"
+
+namespace parley {
+namespace {
+
+class Single final : public Protocol {
+ public:
+  Async<std::optional<std::string>> run(Debate& debate) const override {
+    const Agent agent = debate.agents(1)[0];
+    std::vector<ChatMessage> messages = {ChatMessage{"user", task_prompt(debate.task())}};
+    Turn turn = co_await debate.ask(agent, std::move(messages), TurnInfo{});
+    co_return turn.answer.value;
+  }
+};
+
+}  // namespace
+
+ProtocolInfo single_protocol() {
+  return {"single", "one agent, chain-of-thought", "Wei et al. 2022 (CoT baseline in all five papers)", {},
+          [](const ProtocolParams&) { return std::make_unique<Single>(); }};
+}
+
+}  // namespace parley

@@ -1,0 +1,23 @@
+#pragma once
+// Majority vote over agents' answers, shared by every protocol that aggregates by voting
+// (self-consistency, Du et al. debate, the budget fallback).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/answer.h"
+
+namespace parley {
+
+struct VoteResult {
+  std::optional<std::string> winner;  // nullopt when no answer parsed
+  int votes = 0;                      // votes for the winner
+  int voters = 0;                     // parsed answers counted
+};
+
+// Plurality over parsed answers. Ties go to the answer with the larger summed self-reported
+// confidence, then to the one that appears first (documented in docs/protocols.md).
+VoteResult majority_vote(const std::vector<Answer>& answers);
+
+}  // namespace parley

@@ -1,0 +1,42 @@
+#include "protocols/vote.h"
+
+#include <gtest/gtest.h>
+
+namespace parley {
+namespace {
+
+Answer answer(std::optional<std::string> value, std::optional<double> confidence = std::nullopt) {
+  Answer a;
+  a.value = std::move(value);
+  a.confidence = confidence;
+  return a;
+}
+
+TEST(MajorityVote, PluralityWins) {
+  const auto vote = majority_vote({answer("B"), answer("A"), answer("B")});
+  EXPECT_EQ(vote.winner, "B");
+  EXPECT_EQ(vote.votes, 2);
+  EXPECT_EQ(vote.voters, 3);
+}
+
+TEST(MajorityVote, UnparsedAnswersDoNotVote) {
+  const auto vote = majority_vote({answer(std::nullopt), answer("C"), answer(std::nullopt)});
+  EXPECT_EQ(vote.winner, "C");
+  EXPECT_EQ(vote.voters, 1);
+  EXPECT_FALSE(majority_vote({answer(std::nullopt)}).winner.has_value());
+  EXPECT_FALSE(majority_vote({}).winner.has_value());
+}
+
+TEST(MajorityVote, TieGoesToHigherSummedConfidence) {
+  const auto vote = majority_vote({answer("A", 0.6), answer("B", 0.9), answer("A", 0.2), answer("B", 0.1)});
+  // A: 0.8 total, B: 1.0 total.
+  EXPECT_EQ(vote.winner, "B");
+}
+
+TEST(MajorityVote, FullTieGoesToFirstAppearance) {
+  EXPECT_EQ(majority_vote({answer("D"), answer("A")}).winner, "D");
+  EXPECT_EQ(majority_vote({answer("A"), answer("D")}).winner, "A");
+}
+
+}  // namespace
+}  // namespace parley

@@ -1,0 +1,35 @@
+#include "runner/backends.h"
+
+#include <fmt/format.h>
+
+#include "parley/simulator.h"
+
+namespace parley {
+
+Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
+                               const std::optional<std::filesystem::path>& cache_dir) {
+  Backends backends;
+  for (const auto& model : config.models) {
+    std::unique_ptr<LlmClient> client;
+    if (model.backend == Backend::kSimulator) {
+      auto params = model.simulator_params.empty() ? Result<std::shared_ptr<const SimulatorParams>>(default_simulator_params())
+                                                   : load_simulator_params(model.simulator_params);
+      if (!params) return Error{fmt::format("model {}: {}", model.name, params.error().message)};
+      auto made = make_simulator_client(loop, *params, model.simulator_profile);
+      if (!made) return Error{fmt::format("model {}: {}", model.name, made.error().message)};
+      client = std::move(*made);
+      backends.simulated = true;
+    } else {
+      if (!backends.transport) {
+        backends.transport = make_curl_transport(loop);
+        loop.set_io(backends.transport.get());
+      }
+      client = make_openai_client(loop, *backends.transport, model.endpoint);
+    }
+    if (cache_dir) client = make_caching_client(std::move(client), *cache_dir);
+    backends.clients.emplace(model.name, std::move(client));
+  }
+  return backends;
+}
+
+}  // namespace parley

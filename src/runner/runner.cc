@@ -1,0 +1,196 @@
+// run_experiment: plan (tasks × protocols × seeds, minus units already stored) → bounded pool
+// of worker coroutines → store → exports. The store is the source of truth for the outputs,
+// so an interrupted-and-resumed run exports exactly what an uninterrupted one would.
+#include "parley/runner.h"
+
+#include <atomic>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "parley/store.h"
+#include "parley/version.h"
+#include "runner/backends.h"
+
+namespace parley {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+struct PlannedProtocol {
+  const ProtocolConfig* config;
+  std::unique_ptr<Protocol> protocol;
+  std::vector<Agent> pool;
+};
+
+struct Unit {
+  std::shared_ptr<const Task> task;
+  PlannedProtocol* protocol;
+  std::uint64_t seed;
+};
+
+std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConfig& protocol, Backends& backends) {
+  std::vector<Agent> pool;
+  auto add = [&](const AgentConfig& a) {
+    const ModelConfig* model = config.model(a.model);
+    pool.push_back(Agent{a.name, backends.clients.at(a.model).get(),
+                         model->backend == Backend::kOpenAi ? model->endpoint.model : model->name, a.sampling,
+                         a.system_prompt});
+  };
+  if (protocol.agents.empty()) {
+    for (const auto& a : config.agents) add(a);
+  } else {
+    for (const auto& name : protocol.agents) add(*config.agent(name));
+  }
+  return pool;
+}
+
+Result<Ok> write_exports(Store& store, const std::filesystem::path& dir, const Summary& summary,
+                         const std::vector<Transcript>& transcripts) {
+  const auto jsonl = dir / "transcripts.jsonl";
+  const auto json = dir / "summary.json";
+  {
+    std::ofstream out(jsonl.string() + ".tmp", std::ios::trunc);
+    for (const auto& t : transcripts) out << transcript_to_json(t) << '\n';
+    if (!out) return Error{fmt::format("{}: write failed", jsonl.string())};
+  }
+  {
+    std::ofstream out(json.string() + ".tmp", std::ios::trunc);
+    out << summary_to_json(summary) << '\n';
+    if (!out) return Error{fmt::format("{}: write failed", json.string())};
+  }
+  std::filesystem::rename(jsonl.string() + ".tmp", jsonl);
+  std::filesystem::rename(json.string() + ".tmp", json);
+  (void)store;
+  return Ok{};
+}
+
+std::vector<std::string> protocol_order(const std::string& meta_value) {
+  std::vector<std::string> order;
+  std::size_t start = 0;
+  while (start <= meta_value.size() && !meta_value.empty()) {
+    const auto end = meta_value.find('\n', start);
+    order.push_back(meta_value.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return order;
+}
+
+}  // namespace
+
+void request_stop() { g_stop.store(true); }
+bool stop_requested() { return g_stop.load(); }
+
+Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options) {
+  RunOutcome outcome;
+  auto dataset = load_dataset(config.dataset.path, config.dataset.format, config.dataset.limit);
+  if (!dataset) return dataset.error();
+  outcome.dataset_issues = dataset->issues;
+
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) return Error{fmt::format("{}: cannot create output directory: {}", options.out_dir.string(), ec.message())};
+  auto opened = Store::open(options.out_dir / "results.sqlite");
+  if (!opened) return opened.error();
+  Store& store = **opened;
+
+  const std::string fingerprint = config.fingerprint();
+  if (auto stored = store.meta("fingerprint")) {
+    if (!options.resume) {
+      return Error{fmt::format("{} already holds a run; pass --resume to continue it, or choose another --out",
+                               options.out_dir.string())};
+    }
+    if (*stored != fingerprint) {
+      return Error{fmt::format("{} holds a run of a different experiment (models, agents, dataset, protocols, "
+                               "seeds or budget changed); it cannot be resumed with this one",
+                               options.out_dir.string())};
+    }
+  }
+
+  EventLoop loop;
+  auto backends = make_backends(loop, config, options.cache_dir);
+  if (!backends) return backends.error();
+
+  std::string order;
+  for (const auto& p : config.protocols) order += (order.empty() ? "" : "\n") + p.label;
+  for (auto [key, value] : {std::pair{"fingerprint", fingerprint}, {"protocol_order", order},
+                            {"simulated", backends->simulated ? "1" : "0"}, {"parley_version", PARLEY_VERSION},
+                            {"experiment", config.name}}) {
+    if (auto ok = store.set_meta(key, value); !ok) return ok.error();
+  }
+
+  std::vector<PlannedProtocol> protocols;
+  for (const auto& p : config.protocols) {
+    protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends)});
+  }
+
+  // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.
+  const std::set<UnitKey> finished = store.finished();
+  std::vector<Unit> units;
+  for (auto seed : config.seeds) {
+    for (const auto& task : dataset->tasks) {
+      auto shared_task = std::make_shared<const Task>(task);
+      for (auto& p : protocols) {
+        if (finished.count(UnitKey{task.id, p.config->label, seed})) {
+          ++outcome.progress.skipped;
+          continue;
+        }
+        units.push_back({shared_task, &p, seed});
+      }
+    }
+  }
+  outcome.progress.total = static_cast<std::int64_t>(units.size());
+
+  std::size_t next = 0;
+  std::optional<Error> store_error;
+  auto worker = [&]() -> Async<void> {
+    while (next < units.size() && !g_stop.load() && !store_error) {
+      const Unit& unit = units[next++];
+      DebateSetup setup;
+      setup.task = unit.task;
+      setup.protocol_label = unit.protocol->config->label;
+      setup.seed = unit.seed;
+      setup.params = &unit.protocol->config->params;
+      setup.agent_pool = unit.protocol->pool;
+      setup.budget_tokens = config.budget_tokens_per_task;
+      setup.reask_unparsed = config.reask_unparsed;
+      Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
+      if (auto ok = store.put(transcript); !ok) {
+        store_error = ok.error();
+        co_return;
+      }
+      ++outcome.progress.done;
+      if (transcript.status == DebateStatus::kFailed) ++outcome.progress.failed;
+      if (options.on_progress) options.on_progress(outcome.progress);
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(config.concurrency), units.size());
+  for (std::size_t i = 0; i < workers; ++i) loop.spawn(worker());
+  loop.run();
+  loop.set_io(nullptr);
+
+  if (auto ok = store.flush(); !ok) return ok.error();
+  if (store_error) return *store_error;
+  outcome.interrupted = next < units.size() || outcome.progress.done < outcome.progress.total;
+
+  auto transcripts = store.load_all();
+  if (!transcripts) return transcripts.error();
+  outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
+  if (auto ok = write_exports(store, options.out_dir, outcome.summary, *transcripts); !ok) return ok.error();
+  return outcome;
+}
+
+Result<Summary> summarize_run(const std::filesystem::path& run_dir) {
+  const auto path = run_dir / "results.sqlite";
+  if (!std::filesystem::exists(path)) return Error{fmt::format("{}: no results.sqlite here", run_dir.string())};
+  auto opened = Store::open(path);
+  if (!opened) return opened.error();
+  Store& store = **opened;
+  auto transcripts = store.load_all();
+  if (!transcripts) return transcripts.error();
+  return summarize(*transcripts, protocol_order(store.meta("protocol_order").value_or("")),
+                   store.meta("simulated").value_or("0") == "1");
+}
+
+}  // namespace parley

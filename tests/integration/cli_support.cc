@@ -1,0 +1,71 @@
+#include "integration/cli_support.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace parley::testing {
+
+std::filesystem::path parley_binary() {
+  const char* p = std::getenv("PARLEY_BINARY");
+  if (p == nullptr) throw std::runtime_error("PARLEY_BINARY is not set (run the tests through ctest)");
+  return p;
+}
+
+std::filesystem::path source_dir() {
+  const char* p = std::getenv("PARLEY_SOURCE_DIR");
+  if (p == nullptr) throw std::runtime_error("PARLEY_SOURCE_DIR is not set (run the tests through ctest)");
+  return p;
+}
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("parley-it-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  const auto out_path = cwd / ".stdout";
+  const auto err_path = cwd / ".stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(cwd.c_str()) != 0) ::_exit(127);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    const std::string binary = parley_binary().string();
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_file(out_path);
+  result.err = read_file(err_path);
+  return result;
+}
+
+}  // namespace parley::testing

@@ -1,0 +1,27 @@
+#pragma once
+// Helpers for black-box tests that run the real `parley` binary: run a command line, capture
+// stdout, stderr and the exit code; make a scratch directory.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace parley::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::filesystem::path parley_binary();      // $PARLEY_BINARY
+std::filesystem::path source_dir();         // $PARLEY_SOURCE_DIR
+std::filesystem::path scratch_dir(const std::string& name);  // fresh, empty
+
+// Runs `parley args...` with the working directory `cwd`, stdin from /dev/null.
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace parley::testing

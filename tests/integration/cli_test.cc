@@ -1,0 +1,132 @@
+// Black-box tests of the `parley` binary: commands, exit codes, error lines, outputs.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "integration/cli_support.h"
+
+namespace parley::testing {
+namespace {
+
+std::string small_experiment(const std::filesystem::path& data, const std::string& extra = "") {
+  return "models:\n  - {name: sim, backend: simulator}\n"
+         "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n"
+         "dataset: {path: " + data.string() + ", limit: 6}\n"
+         "protocols:\n  - {name: single}\n  - {name: self_consistency, samples: 3}\n"
+         "  - {name: debate, agents: 3, rounds: 2}\n"
+         "seeds: [1, 2]\n" + extra;
+}
+
+std::filesystem::path mc_sample() { return source_dir() / "examples/data/mc-sample.jsonl"; }
+
+TEST(Cli, VersionAndHelp) {
+  const auto dir = scratch_dir("version");
+  const auto version = run_parley({"--version"}, dir);
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("parley "), std::string::npos);
+  const auto help = run_parley({"--help"}, dir);
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  EXPECT_NE(help.out.find("report"), std::string::npos);
+  const auto run_help = run_parley({"run", "--help"}, dir);
+  EXPECT_EQ(run_help.exit_code, 0);
+  EXPECT_NE(run_help.out.find("--resume"), std::string::npos);
+  EXPECT_EQ(run_parley({"frobnicate"}, dir).exit_code, 2);
+}
+
+TEST(Cli, ProtocolsListsRegistry) {
+  const auto r = run_parley({"protocols"}, scratch_dir("protocols"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("self_consistency"), std::string::npos);
+  EXPECT_NE(r.out.find("rounds (int, default 2)"), std::string::npos);
+}
+
+TEST(Cli, ConfigErrorIsOneLineWithExitCode2) {
+  const auto dir = scratch_dir("bad-config");
+  write_file(dir / "bad.yaml", small_experiment(mc_sample(), "concurency: 3\n"));
+  const auto r = run_parley({"run", "bad.yaml", "--out", "out"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:9: concurency: unknown key"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+
+  const auto missing = run_parley({"run", "nope.yaml"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.yaml: file not found"), std::string::npos);
+
+  const auto bad_set = run_parley({"run", "bad.yaml", "--set", "protocols.0.name=nope"}, dir);
+  EXPECT_EQ(bad_set.exit_code, 2);
+}
+
+TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
+  const auto dir = scratch_dir("run");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMULATED"), std::string::npos);
+  for (const char* name : {"results.sqlite", "transcripts.jsonl", "summary.json"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "out" / name)) << name;
+  }
+  EXPECT_EQ(r.err.find("\r"), std::string::npos) << "no progress bar when stderr is not a terminal";
+
+  const auto summary = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  EXPECT_TRUE(summary["simulated"].get<bool>());
+  ASSERT_EQ(summary["protocols"].size(), 3u);
+  EXPECT_EQ(summary["protocols"][0]["name"], "single");
+  EXPECT_EQ(summary["protocols"][2]["name"], "debate");
+  for (const auto& p : summary["protocols"]) {
+    EXPECT_EQ(p["n"], 12);  // 6 tasks × 2 seeds
+    for (const char* key : {"accuracy", "accuracy_ci", "tokens_in_mean", "tokens_out_mean", "calls_mean", "apt",
+                            "unparsed_rate", "failed"}) {
+      EXPECT_TRUE(p.contains(key)) << key;
+    }
+  }
+  EXPECT_NEAR(summary["protocols"][0]["calls_mean"].get<double>(), 1.0, 0.2);  // re-asks are rare
+  EXPECT_GE(summary["protocols"][2]["calls_mean"].get<double>(), 9.0);
+
+  // One JSONL line per debate, each unit exactly once.
+  std::set<std::string> units;
+  std::istringstream lines(read_file(dir / "out/transcripts.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto t = nlohmann::json::parse(line);
+    EXPECT_TRUE(units.insert(t["task_id"].get<std::string>() + "|" + t["protocol"].get<std::string>() + "|" +
+                             std::to_string(t["seed"].get<int>()))
+                    .second);
+    for (const char* key : {"gold", "final_answer", "correct", "status", "messages"}) EXPECT_TRUE(t.contains(key)) << key;
+    for (const auto& m : t["messages"]) {
+      for (const char* key : {"round", "agent", "role", "prompt_tokens", "completion_tokens", "cached_tokens",
+                              "tokens_estimated", "text", "answer", "confidence", "latency_ms"}) {
+        EXPECT_TRUE(m.contains(key)) << key;
+      }
+    }
+  }
+  EXPECT_EQ(units.size(), 36u);
+
+  const auto report = run_parley({"report", "out"}, dir);
+  EXPECT_EQ(report.exit_code, 0);
+  const auto table_start = r.out.find("SIMULATED");
+  EXPECT_EQ(report.out, r.out.substr(table_start, report.out.size()));
+
+  // The same --out without --resume is refused rather than overwritten.
+  const auto again = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos);
+}
+
+TEST(Cli, ResumeOfADifferentExperimentIsRefused) {
+  const auto dir = scratch_dir("resume-mismatch");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=2"}, dir).exit_code, 0);
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--set", "dataset.limit=3"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("different experiment"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ReportOfMissingRunIsAnError) {
+  const auto r = run_parley({"report", "nowhere"}, scratch_dir("report-missing"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no results.sqlite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parley::testing

@@ -1,0 +1,42 @@
+#pragma once
+// ScriptedClient: an LlmClient backend for protocol control-flow tests. A script function
+// decides each reply from the request (its annotations say which agent, round and turn it
+// is); every request is recorded for assertions. Replies complete asynchronously through the
+// event loop, like a real backend.
+
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "parley/llm_client.h"
+
+namespace parley::testing {
+
+class ScriptedClient final : public LlmClient {
+ public:
+  using Script = std::function<std::variant<std::string, CallError>(const ChatRequest&)>;
+
+  ScriptedClient(EventLoop& loop, Script script) : loop_(loop), script_(std::move(script)) {}
+
+  Async<ChatResult> chat(ChatRequest request) override {
+    requests.push_back(request);
+    co_await loop_.yield();
+    auto reply = script_(request);
+    if (auto* error = std::get_if<CallError>(&reply)) co_return *error;
+    ChatResponse response;
+    response.text = std::get<std::string>(reply);
+    response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
+    response.usage.completion_tokens = estimate_tokens(response.text);
+    co_return response;
+  }
+  bool simulated() const override { return true; }
+
+  std::vector<ChatRequest> requests;
+
+ private:
+  EventLoop& loop_;
+  Script script_;
+};
+
+}  // namespace parley::testing

@@ -27,6 +27,7 @@ struct ModelConfig {
   EndpointOptions endpoint;             // openai
   std::string simulator_profile = "default";
   std::filesystem::path simulator_params;  // "" = built-in parameters
+  double simulator_delay_ms = 0.0;         // real delay before each simulated reply
 };
 
 struct AgentConfig {

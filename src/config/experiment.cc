@@ -19,9 +19,10 @@ ModelConfig read_model(const YamlReader& r) {
   const std::string backend = r.text("backend");
   if (backend == "simulator") {
     m.backend = Backend::kSimulator;
-    r.only_keys({"name", "backend", "profile", "params"}, "for backend simulator");
+    r.only_keys({"name", "backend", "profile", "params", "delay_ms"}, "for backend simulator");
     m.simulator_profile = r.optional_text("profile").value_or("default");
     m.simulator_params = r.optional_text("params").value_or("");
+    m.simulator_delay_ms = r.optional_number("delay_ms", 0, 600000).value_or(0);
   } else if (backend == "openai") {
     m.backend = Backend::kOpenAi;
     r.only_keys({"name", "backend", "base_url", "model", "api_key_env", "max_concurrency", "timeout_s",

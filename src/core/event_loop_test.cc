@@ -19,7 +19,8 @@ TEST(EventLoop, RunsSpawnedCoroutinesToCompletion) {
   EventLoop loop;
   int result = 0;
   std::vector<int> order;
-  loop.spawn([&]() -> Async<void> { result = co_await value_after(loop, 7, 1, order); }());
+  auto coroutine1 = [&]() -> Async<void> { result = co_await value_after(loop, 7, 1, order); };
+  loop.spawn(coroutine1());
   loop.run();
   EXPECT_EQ(result, 7);
   EXPECT_EQ(loop.spawned_alive(), 0u);
@@ -28,9 +29,12 @@ TEST(EventLoop, RunsSpawnedCoroutinesToCompletion) {
 TEST(EventLoop, TimersFireInDeadlineOrder) {
   EventLoop loop;
   std::vector<int> order;
-  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 3, 30, order); }());
-  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 1, 0, order); }());
-  loop.spawn([&]() -> Async<void> { co_await value_after(loop, 2, 10, order); }());
+  auto coroutine2 = [&]() -> Async<void> { co_await value_after(loop, 3, 30, order); };
+  loop.spawn(coroutine2());
+  auto coroutine3 = [&]() -> Async<void> { co_await value_after(loop, 1, 0, order); };
+  loop.spawn(coroutine3());
+  auto coroutine4 = [&]() -> Async<void> { co_await value_after(loop, 2, 10, order); };
+  loop.spawn(coroutine4());
   loop.run();
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }
@@ -39,13 +43,14 @@ TEST(EventLoop, WhenAllKeepsTaskOrderAndRunsConcurrently) {
   EventLoop loop;
   std::vector<int> finish_order;
   std::vector<int> results;
-  loop.spawn([&]() -> Async<void> {
+  auto coroutine5 = [&]() -> Async<void> {
     std::vector<Async<int>> tasks;
     tasks.push_back(value_after(loop, 10, 20, finish_order));
     tasks.push_back(value_after(loop, 20, 0, finish_order));
     tasks.push_back(value_after(loop, 30, 10, finish_order));
     results = co_await when_all(std::move(tasks));
-  }());
+  };
+  loop.spawn(coroutine5());
   loop.run();
   EXPECT_EQ(results, (std::vector<int>{10, 20, 30}));
   EXPECT_EQ(finish_order, (std::vector<int>{20, 30, 10}));
@@ -56,13 +61,14 @@ Async<int> immediate(int v) { co_return v; }
 TEST(EventLoop, WhenAllOfSynchronousTasksDoesNotSuspendForever) {
   EventLoop loop;
   std::vector<int> results;
-  loop.spawn([&]() -> Async<void> {
+  auto coroutine6 = [&]() -> Async<void> {
     std::vector<Async<int>> tasks;
     for (int i = 0; i < 5; ++i) tasks.push_back(immediate(i));
     results = co_await when_all(std::move(tasks));
     auto none = co_await when_all(std::vector<Async<int>>{});
     EXPECT_TRUE(none.empty());
-  }());
+  };
+  loop.spawn(coroutine6());
   loop.run();
   EXPECT_EQ(results, (std::vector<int>{0, 1, 2, 3, 4}));
 }
@@ -76,7 +82,7 @@ TEST(EventLoop, WhenAllRethrowsAfterAllFinish) {
   EventLoop loop;
   std::vector<int> order;
   std::string caught;
-  loop.spawn([&]() -> Async<void> {
+  auto coroutine7 = [&]() -> Async<void> {
     std::vector<Async<int>> tasks;
     tasks.push_back(thrower());
     tasks.push_back(value_after(loop, 5, 5, order));
@@ -85,7 +91,8 @@ TEST(EventLoop, WhenAllRethrowsAfterAllFinish) {
     } catch (const std::runtime_error& e) {
       caught = e.what();
     }
-  }());
+  };
+  loop.spawn(coroutine7());
   loop.run();
   EXPECT_EQ(caught, "boom");
   EXPECT_EQ(order, (std::vector<int>{5}));
@@ -104,16 +111,15 @@ TEST(AsyncSemaphore, LimitsConcurrency) {
   AsyncSemaphore sem(2);
   int inside = 0;
   int peak = 0;
-  for (int i = 0; i < 6; ++i) {
-    loop.spawn([&]() -> Async<void> {
-      co_await sem.acquire();
-      ++inside;
-      peak = std::max(peak, inside);
-      co_await loop.sleep_for(std::chrono::milliseconds(2));
-      --inside;
-      sem.release(loop);
-    }());
-  }
+  auto coroutine8 = [&]() -> Async<void> {
+    co_await sem.acquire();
+    ++inside;
+    peak = std::max(peak, inside);
+    co_await loop.sleep_for(std::chrono::milliseconds(2));
+    --inside;
+    sem.release(loop);
+  };
+  for (int i = 0; i < 6; ++i) loop.spawn(coroutine8());
   loop.run();
   EXPECT_EQ(peak, 2);
   EXPECT_EQ(inside, 0);
@@ -122,12 +128,12 @@ TEST(AsyncSemaphore, LimitsConcurrency) {
 TEST(EventLoop, ManyCoroutinesDoNotOverflowTheStack) {
   EventLoop loop;
   int done = 0;
-  for (int i = 0; i < 100000; ++i) {
-    loop.spawn([&]() -> Async<void> {
-      co_await loop.yield();
-      ++done;
-    }());
-  }
+  // The closure must outlive its coroutines, so it is created once, outside the loop.
+  auto coroutine9 = [&]() -> Async<void> {
+    co_await loop.yield();
+    ++done;
+  };
+  for (int i = 0; i < 100000; ++i) loop.spawn(coroutine9());
   loop.run();
   EXPECT_EQ(done, 100000);
 }

@@ -52,7 +52,8 @@ struct Harness {
     setup.budget_tokens = budget;
     setup.reask_unparsed = reask;
     Transcript out;
-    loop.spawn([&]() -> Async<void> { out = co_await run_debate(*made, std::move(setup)); }());
+    auto coroutine1 = [&]() -> Async<void> { out = co_await run_debate(*made, std::move(setup)); };
+    loop.spawn(coroutine1());
     loop.run();
     return out;
   }
@@ -161,7 +162,8 @@ TEST(Debate, VisibilityHookRestrictsWhoSeesWhom) {
   setup.params = &params;
   for (int i = 1; i <= 4; ++i) setup.agent_pool.push_back(Agent{"a" + std::to_string(i), &client, "m", {}, ""});
   RingDebate ring;
-  loop.spawn([&]() -> Async<void> { co_await run_debate(ring, std::move(setup)); }());
+  auto coroutine2 = [&]() -> Async<void> { co_await run_debate(ring, std::move(setup)); };
+  loop.spawn(coroutine2());
   loop.run();
   for (const auto& r : client.requests) {
     if (r.note.round != 1) continue;
@@ -236,8 +238,12 @@ TEST(Registry, NamesAreUniqueAndDefaultsAreWithinBounds) {
     EXPECT_TRUE(names.insert(info.name).second) << info.name;
     for (const auto& spec : info.params) {
       if (auto* v = std::get_if<std::int64_t>(&spec.default_value)) {
-        if (spec.min) EXPECT_GE(*v, *spec.min) << spec.name;
-        if (spec.max) EXPECT_LE(*v, *spec.max) << spec.name;
+        if (spec.min) {
+          EXPECT_GE(*v, *spec.min) << spec.name;
+        }
+        if (spec.max) {
+          EXPECT_LE(*v, *spec.max) << spec.name;
+        }
       }
     }
   }

@@ -45,7 +45,7 @@ std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConf
   return pool;
 }
 
-Result<Ok> write_exports(Store& store, const std::filesystem::path& dir, const Summary& summary,
+Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary,
                          const std::vector<Transcript>& transcripts) {
   const auto jsonl = dir / "transcripts.jsonl";
   const auto json = dir / "summary.json";
@@ -61,7 +61,6 @@ Result<Ok> write_exports(Store& store, const std::filesystem::path& dir, const S
   }
   std::filesystem::rename(jsonl.string() + ".tmp", jsonl);
   std::filesystem::rename(json.string() + ".tmp", json);
-  (void)store;
   return Ok{};
 }
 
@@ -177,7 +176,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   auto transcripts = store.load_all();
   if (!transcripts) return transcripts.error();
   outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
-  if (auto ok = write_exports(store, options.out_dir, outcome.summary, *transcripts); !ok) return ok.error();
+  if (auto ok = write_exports(options.out_dir, outcome.summary, *transcripts); !ok) return ok.error();
   return outcome;
 }
 

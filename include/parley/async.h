@@ -4,7 +4,9 @@
 // the HTTP transport or the simulator completes them) and when_all(...) for parallel turns.
 // Everything here is used from the one orchestration thread that calls EventLoop::run();
 // nothing is thread-safe. Async<T> is lazy: it starts when awaited (or spawned) and is
-// awaited at most once.
+// awaited at most once. A capturing lambda coroutine reads its captures through the closure,
+// so the closure must outlive the coroutine: bind it to a named variable that lives until
+// run() returns — never spawn `[&]() -> Async<void> {...}()` on a temporary.
 
 #include <chrono>
 #include <coroutine>

@@ -6,7 +6,9 @@
 // nothing is thread-safe. Async<T> is lazy: it starts when awaited (or spawned) and is
 // awaited at most once. A capturing lambda coroutine reads its captures through the closure,
 // so the closure must outlive the coroutine: bind it to a named variable that lives until
-// run() returns — never spawn `[&]() -> Async<void> {...}()` on a temporary.
+// run() returns — never spawn `[&]() -> Async<void> {...}()` on a temporary. And pass named
+// values, not prvalue aggregates (`f(Info{})`), to coroutine parameters: g++ 12 copies such a
+// prvalue into the frame bitwise, corrupting its strings (seen under ASan).
 
 #include <chrono>
 #include <coroutine>

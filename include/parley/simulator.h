@@ -27,9 +27,10 @@ Result<std::shared_ptr<const SimulatorParams>> load_simulator_params(const std::
 std::shared_ptr<const SimulatorParams> default_simulator_params();
 
 // `profile` selects a model profile from the parameters ("default" if empty); it sets the
-// agent ability and calibration. Unknown profile is an Error.
+// agent ability and calibration. Unknown profile is an Error. `delay_ms` > 0 delays every
+// reply by that much real time on the loop (benchmarks, tests); it does not change the reply.
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
-                                                         std::string profile);
+                                                         std::string profile, double delay_ms = 0.0);
 
 }  // namespace parley

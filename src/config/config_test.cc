@@ -65,7 +65,7 @@ TEST_F(ConfigTest, ValidFileGetsDocumentedDefaults) {
 
 TEST_F(ConfigTest, UnknownTopLevelKeyNamesKeyAndLine) {
   const auto e = error_of(valid("  - {name: single}\n", "concurency: 5\n"));
-  EXPECT_NE(e.find("exp.yaml:9: concurency: unknown key"), std::string::npos) << e;
+  EXPECT_NE(e.find("exp.yaml:8: concurency: unknown key"), std::string::npos) << e;
 }
 
 TEST_F(ConfigTest, UnknownProtocolParameterIsRejected) {
@@ -164,6 +164,22 @@ TEST_F(ConfigTest, FingerprintIgnoresConcurrencyButNotProtocols) {
   EXPECT_EQ(a, load_experiment(path, {"concurrency=3"})->fingerprint());
   EXPECT_NE(a, load_experiment(path, {"protocols.0.rounds=3"})->fingerprint());
   EXPECT_NE(a, load_experiment(path, {"seeds=[9]"})->fingerprint());
+}
+
+TEST_F(ConfigTest, ProtocolAgentsIsACountOrAListOfNames) {
+  const std::string two_agents =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+      "  - {name: a2, model: sim, temperature: 0.2}\ndataset: {path: " + (dir_ / "tasks.jsonl").string() +
+      "}\nprotocols:\n";
+  auto listed = load_experiment(write(two_agents + "  - {name: debate, agents: [a2, a1]}\n"));
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_EQ(listed->protocols[0].agents, (std::vector<std::string>{"a2", "a1"}));
+  EXPECT_EQ(listed->protocols[0].params.integer("agents"), 2);
+  EXPECT_NE(error_of(two_agents + "  - {name: debate, agents: [a1]}\n").find("1 agents listed; protocol debate takes 2 to 64"),
+            std::string::npos);
+  EXPECT_NE(error_of(two_agents + "  - {name: single, agents: 2}\n").find("protocols[0].agents: expected a list of agent names"),
+            std::string::npos);
+  EXPECT_NE(error_of(two_agents + "  - {name: single, agents: [a9]}\n").find("no agent named 'a9'"), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // load_experiment: YAML → ExperimentConfig, with every key checked (docs/formats.md).
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -90,13 +91,28 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
   p.label = r.optional_text("label").value_or(p.name);
-  p.agents = r.text_list("agents");
+  // `agents:` is either a list of agent names (which agents take part) or, for protocols
+  // with an `agents` parameter, a count drawn from the experiment's agent list.
+  const bool agent_list = r.has("agents") && r.node("agents").IsSequence();
+  if (agent_list) p.agents = r.text_list("agents");
   for (const auto& a : p.agents) {
     if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
   }
   for (const auto& spec : info->params) {
+    if (spec.name == "agents" && agent_list) {
+      const auto count = static_cast<std::int64_t>(p.agents.size());
+      if ((spec.min && count < *spec.min) || (spec.max && count > *spec.max))
+        r.fail("agents", fmt::format("{} agents listed; protocol {} takes {} to {}", count, p.name,
+                                     spec.min.value_or(1), spec.max.value_or(1e9)));
+      p.params.set(spec.name, ParamValue(count));
+      continue;
+    }
     p.params.set(spec.name, r.has(spec.name) ? read_param(r, spec) : spec.default_value);
   }
+  const bool counts_agents = std::any_of(info->params.begin(), info->params.end(),
+                                         [](const ParamSpec& spec) { return spec.name == "agents"; });
+  if (!agent_list && r.has("agents") && !counts_agents)
+    r.fail("agents", "expected a list of agent names");
   return p;
 }
 

@@ -24,7 +24,10 @@ Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
   std::vector<std::vector<ChatMessage>> history(n, std::vector<ChatMessage>{question});
 
   std::vector<Async<Turn>> calls;
-  for (std::size_t i = 0; i < n; ++i) calls.push_back(debate.ask(agents[i], history[i], TurnInfo{}));
+  for (std::size_t i = 0; i < n; ++i) {
+    TurnInfo info;
+    calls.push_back(debate.ask(agents[i], history[i], std::move(info)));
+  }
   std::vector<Turn> latest = co_await when_all(std::move(calls));
 
   for (int round = 1; round <= rounds_; ++round) {

@@ -10,7 +10,8 @@ class Single final : public Protocol {
   Async<std::optional<std::string>> run(Debate& debate) const override {
     const Agent agent = debate.agents(1)[0];
     std::vector<ChatMessage> messages = {ChatMessage{"user", task_prompt(debate.task())}};
-    Turn turn = co_await debate.ask(agent, std::move(messages), TurnInfo{});
+    TurnInfo info;
+    Turn turn = co_await debate.ask(agent, std::move(messages), std::move(info));
     co_return turn.answer.value;
   }
 };

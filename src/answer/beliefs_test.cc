@@ -1,0 +1,65 @@
+// parse_beliefs: comma lists, label/probability pairs, one-per-line lists, and text that is
+// not a distribution.
+#include <gtest/gtest.h>
+
+#include "parley/answer.h"
+
+namespace parley {
+namespace {
+
+struct Expected {
+  std::string label;
+  double probability;
+};
+
+void expect_beliefs(std::string_view text, const std::vector<Expected>& expected) {
+  SCOPED_TRACE(std::string(text));
+  const auto beliefs = parse_beliefs(text);
+  ASSERT_EQ(beliefs.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(beliefs[i].label, expected[i].label);
+    EXPECT_DOUBLE_EQ(beliefs[i].probability, expected[i].probability);
+  }
+}
+
+TEST(ParseBeliefs, PercentList) {
+  expect_beliefs("Dengue 60%, Chikungunya 25%, Zika 15%", {{"Dengue", 0.6}, {"Chikungunya", 0.25}, {"Zika", 0.15}});
+  expect_beliefs("My estimate: Dengue 60%, Chikungunya 25% and Zika 15%.",
+                 {{"Dengue", 0.6}, {"Chikungunya", 0.25}, {"Zika", 0.15}});
+  expect_beliefs("Dengue (60%), Zika (40%)", {{"Dengue", 0.6}, {"Zika", 0.4}});
+}
+
+TEST(ParseBeliefs, ProbabilityPairs) {
+  expect_beliefs("A: 0.6, B: 0.3, C: 0.1", {{"A", 0.6}, {"B", 0.3}, {"C", 0.1}});
+  expect_beliefs("P(A) = 0.5; P(B) = 0.5", {{"A", 0.5}, {"B", 0.5}});
+  expect_beliefs("Probabilities: yellow fever 0.7, malaria 0.3", {{"yellow fever", 0.7}, {"malaria", 0.3}});
+}
+
+TEST(ParseBeliefs, OnePerLine) {
+  expect_beliefs("Beliefs:\n- Dengue: 60%\n\n- **Zika**: 30%\n- Other: 10%\nAnswer: Dengue\nConfidence: 60%",
+                 {{"Dengue", 0.6}, {"Zika", 0.3}, {"Other", 0.1}});
+  expect_beliefs("1. Measles - 0.55\n2. Rubella - 0.45", {{"Measles", 0.55}, {"Rubella", 0.45}});
+}
+
+TEST(ParseBeliefs, LastDistributionWins) {
+  expect_beliefs("Before: A 50%, B 50%.\nThe evidence changes things.\nAfter: A 80%, B 20%",
+                 {{"A", 0.8}, {"B", 0.2}});
+}
+
+TEST(ParseBeliefs, ConfidenceAndAnswerAreNotBeliefs) {
+  expect_beliefs("Answer: 0.5\nConfidence: 0.8", {});
+  expect_beliefs("Answer: B\nConfidence: 80%", {});
+  expect_beliefs("Dengue 60%, confidence 40%", {});
+}
+
+TEST(ParseBeliefs, NotADistribution) {
+  expect_beliefs("", {});
+  expect_beliefs("Dengue 60%", {});                                 // a single entry
+  expect_beliefs("He has 3 apples, 4 pears and 5 plums.", {});      // not probabilities
+  expect_beliefs("Step 1, Step 1", {});                            // sums past 1
+  expect_beliefs("A: 70%, B: 60%", {});                            // sums past 1
+  expect_beliefs("Dengue is 60% likely, Zika is 40% likely", {});  // words after the number
+}
+
+}  // namespace
+}  // namespace parley

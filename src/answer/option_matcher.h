@@ -1,0 +1,58 @@
+#pragma once
+// OptionMatcher: recognises which option of a choice task a piece of text names, by letter
+// ("B", "(B)", "Option B") or by the option's own text. parse_choice uses it on answer
+// statements and lines; parse_answer uses it to canonicalise belief labels. Internal to
+// src/answer. Built per call (it normalises the option texts once); read-only afterwards.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley::answer_scan {
+
+struct OptionPick {
+  enum class Kind {
+    kNone,     // names no option
+    kInvalid,  // names a letter beyond the options ("E" of four); the statement is unusable
+    kOption,
+  };
+  Kind kind = Kind::kNone;
+  std::size_t index = 0;  // when kOption
+
+  static OptionPick none() { return {}; }
+};
+
+class OptionMatcher {
+ public:
+  explicit OptionMatcher(const std::vector<std::string>& options);
+
+  // An answer statement's payload: a leading letter ("(B) Paris", "B.", "b"), else the text
+  // of an option ("Paris"), else the one option letter it names ("clearly (B)").
+  OptionPick read_payload(std::string_view payload) const;
+
+  // A line that is only a letter: "B", "(B)", "**B.**", "Option B".
+  OptionPick read_letter_line(std::string_view line) const;
+
+  // A line that mentions the text of exactly one option ("Jupiter is the largest.") and is
+  // not an option listing ("B. Jupiter").
+  OptionPick read_option_text_line(std::string_view line) const;
+
+  // A belief label: "A", "(A)", "Option A", "A. Mars" or "Mars". Only valid options.
+  std::optional<std::size_t> read_label(std::string_view label) const;
+
+ private:
+  struct Mention {
+    std::size_t option;
+    std::size_t begin;  // in the normalised text
+    std::size_t length;
+  };
+  OptionPick letter(char c) const;
+  std::vector<Mention> option_mentions(const std::string& normalized) const;
+  OptionPick scan_letters(std::string_view s) const;
+
+  std::vector<std::string> normalized_options_;
+};
+
+}  // namespace parley::answer_scan

@@ -1,0 +1,58 @@
+#pragma once
+// Byte-level text helpers shared by the answer parsers: ASCII character classes (safe for any
+// byte, unlike <cctype> on negative chars), case-insensitive matching, trimming and line
+// walking. Internal to src/answer; everything works on string_views into the caller's text.
+
+#include <cstddef>
+#include <string_view>
+
+namespace parley::answer_scan {
+
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
+inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+inline char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+inline char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+
+// Byte at `i`, or '\0' past the end; lets scanners peek ahead without bounds checks.
+inline char at(std::string_view s, std::size_t i) { return i < s.size() ? s[i] : '\0'; }
+
+// True when `s` has `word` (lower-case ASCII) at `pos`, ignoring case.
+bool matches_at(std::string_view s, std::size_t pos, std::string_view word);
+
+// Like matches_at, and the match is a whole word (no letter on either side).
+bool word_at(std::string_view s, std::size_t pos, std::string_view word);
+
+// Position of the first case-insensitive occurrence of `word` (lower-case) at or after `from`.
+std::size_t find_ci(std::string_view s, std::string_view word, std::size_t from = 0);
+
+std::string_view trim(std::string_view s);
+
+// Trims whitespace and Markdown decoration (*, _, `, #, >) from both ends.
+std::string_view trim_markup(std::string_view s);
+
+// Walks lines front to back: `for (LineCursor c(text); c.next();) use(c.line());`
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view text) : text_(text) {}
+  bool next();
+  std::string_view line() const { return line_; }
+
+ private:
+  std::string_view text_;
+  std::string_view line_;
+  std::size_t start_ = 0;
+  std::size_t next_ = 0;
+  bool done_ = false;
+};
+
+// A line that states a confidence ("Confidence: 80%", "I am 90% confident"); its numbers are
+// never the answer.
+bool is_confidence_line(std::string_view line);
+
+// `s` up to a confidence remark inside it: "Paris (confidence: 90%)" gives "Paris".
+std::string_view before_confidence(std::string_view s);
+
+}  // namespace parley::answer_scan

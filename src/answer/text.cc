@@ -1,0 +1,102 @@
+// normalize_text and free-text answer extraction.
+
+#include <string>
+#include <string_view>
+
+#include "answer/scan.h"
+#include "answer/statements.h"
+#include "answer/text_answer.h"
+#include "parley/answer.h"
+
+namespace parley {
+namespace {
+
+using answer_scan::at;
+
+bool is_ascii_punctuation(char c) {
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+}
+
+// Bytes of a common Unicode punctuation mark at `i` (dashes, curly quotes, bullet, ellipsis,
+// guillemets), or 0. Other non-ASCII bytes are kept as parts of words ("café").
+std::size_t unicode_punctuation_length(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(at(s, k)); };
+  if (byte(i) == 0xE2 && byte(i + 1) == 0x80) {
+    const unsigned char third = byte(i + 2);
+    if ((third >= 0x90 && third <= 0x9F) || third == 0xA2 || third == 0xA6) return 3;
+  }
+  if (byte(i) == 0xC2 && (byte(i + 1) == 0xAB || byte(i + 1) == 0xBB)) return 2;
+  return 0;
+}
+
+bool is_article(std::string_view word) { return word == "a" || word == "an" || word == "the"; }
+
+}  // namespace
+
+// SQuAD-style: punctuation is deleted rather than turned into spaces, so "U.S." and "US"
+// and "1,000" and "1000" compare equal.
+std::string normalize_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::string word;
+  auto end_word = [&] {
+    if (!word.empty() && !is_article(word)) {
+      if (!out.empty()) out += ' ';
+      out += word;
+    }
+    word.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (answer_scan::is_space(c)) {
+      end_word();
+    } else if (static_cast<unsigned char>(c) == 0xC2 && at(text, i + 1) == '\xA0') {
+      end_word();  // no-break space
+      ++i;
+    } else if (const std::size_t length = unicode_punctuation_length(text, i); length > 0) {
+      i += length - 1;
+    } else if (!is_ascii_punctuation(c)) {
+      word += answer_scan::to_lower(c);
+    }
+  }
+  end_word();
+  return out;
+}
+
+namespace answer_scan {
+namespace {
+
+std::string_view clean_text_answer(std::string_view s) {
+  s = before_confidence(s);
+  for (std::size_t before = s.size() + 1; s.size() != before;) {
+    before = s.size();
+    s = trim_markup(s);
+    while (!s.empty() && std::string_view(":\"'").find(s.front()) != std::string_view::npos) s.remove_prefix(1);
+    while (!s.empty() && std::string_view(".!\"'").find(s.back()) != std::string_view::npos) s.remove_suffix(1);
+    for (std::string_view wrapper : {"\\text{", "\\textbf{", "\\mathrm{"}) {
+      if (matches_at(s, 0, wrapper) && s.back() == '}') s = s.substr(wrapper.size(), s.size() - wrapper.size() - 1);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_text_answer(std::string_view text) {
+  const auto statements = find_answer_statements(text);
+  for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
+    const std::string_view answer = clean_text_answer(it->payload);
+    if (!answer.empty()) return std::string(answer);
+  }
+  std::string_view last;
+  for (LineCursor cursor(text); cursor.next();) {
+    if (is_confidence_line(cursor.line())) continue;
+    const std::string_view line = clean_text_answer(cursor.line());
+    if (!line.empty()) last = line;
+  }
+  if (last.empty()) return std::nullopt;
+  return std::string(last);
+}
+
+}  // namespace answer_scan
+}  // namespace parley

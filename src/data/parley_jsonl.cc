@@ -1,0 +1,181 @@
+// parley's own JSONL task format: one object per line with question, answer and optional
+// id, options, answer_type and difficulty (docs/formats.md, "Task files"). Each row is turned
+// into a Task or into one issue naming what is wrong with it.
+
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "data/readers.h"
+#include "parley/answer.h"
+#include "parley/result.h"
+
+namespace parley::data {
+namespace {
+
+using nlohmann::json;
+
+// A present, non-null field, or nullptr.
+const json* field(const json& row, const char* name) {
+  const auto it = row.find(name);
+  return it == row.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string in_quotes(std::string_view text) { return "'" + std::string(text.substr(0, 60)) + "'"; }
+
+std::string number_text(const json& value) {
+  if (value.is_number_integer()) return value.dump();
+  return canonical_number(value.get<double>());
+}
+
+Result<std::string> read_id(const json& row, int line) {
+  const json* id = field(row, "id");
+  if (id == nullptr) return "line-" + std::to_string(line);
+  if (id->is_number()) return number_text(*id);
+  if (!id->is_string()) return Error{"id must be a string or a number"};
+  std::string text(trim(id->get_ref<const std::string&>()));
+  if (text.empty()) return Error{"id is empty"};
+  return text;
+}
+
+Result<std::vector<std::string>> read_options(const json& row) {
+  std::vector<std::string> options;
+  const json* list = field(row, "options");
+  if (list == nullptr) return options;
+  if (!list->is_array()) return Error{"options must be an array of strings"};
+  for (const json& option : *list) {
+    if (option.is_string()) {
+      options.emplace_back(trim(option.get_ref<const std::string&>()));
+    } else if (option.is_number()) {
+      options.push_back(number_text(option));
+    } else {
+      return Error{"options must be an array of strings"};
+    }
+  }
+  if (options.size() < 2) return Error{"options must list at least 2 choices"};
+  return options;
+}
+
+// The declared answer_type, else choice with options, number for a plain number, text otherwise.
+Result<AnswerType> read_answer_type(const json& row, const json& answer, bool has_options) {
+  if (const json* declared = field(row, "answer_type")) {
+    const std::string name = declared->is_string() ? declared->get<std::string>() : declared->dump();
+    if (name == "choice") return AnswerType::kChoice;
+    if (name == "number") return AnswerType::kNumber;
+    if (name == "text") return AnswerType::kText;
+    return Error{"unknown answer_type " + in_quotes(name) + " (choice|number|text)"};
+  }
+  if (has_options) return AnswerType::kChoice;
+  if (answer.is_number()) return AnswerType::kNumber;
+  if (answer.is_string() && parse_plain_number(answer.get_ref<const std::string&>())) return AnswerType::kNumber;
+  return AnswerType::kText;
+}
+
+// A letter ("B", "b"), a 0-based option index (1), or the exact text of an option.
+Result<std::string> choice_answer(const json& answer, const std::vector<std::string>& options) {
+  const std::string count = std::to_string(options.size()) + " options";
+  if (answer.is_number()) {
+    const double index = answer.get<double>();
+    if (index != std::floor(index) || index < 0 || index >= static_cast<double>(options.size())) {
+      return Error{"answer index " + answer.dump() + " out of range (0-based, " + count + ")"};
+    }
+    return option_letter(static_cast<std::size_t>(index));
+  }
+  if (!answer.is_string()) return Error{"answer must be an option letter, index or text"};
+  const std::string_view text = trim(answer.get_ref<const std::string&>());
+  std::string upper(text);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (upper == option_letter(i)) return option_letter(i);
+  }
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (text == options[i]) return option_letter(i);
+  }
+  if (text.size() == 1 && std::isalpha(static_cast<unsigned char>(text[0]))) {
+    return Error{"answer letter " + upper + " out of range (" + count + ")"};
+  }
+  return Error{"answer " + in_quotes(text) + " is not an option letter, index or option text"};
+}
+
+Result<std::string> number_answer(const json& answer) {
+  if (answer.is_number()) return canonical_number(answer.get<double>());
+  if (answer.is_string()) {
+    if (auto value = parse_plain_number(answer.get_ref<const std::string&>())) return canonical_number(*value);
+    return Error{"answer " + in_quotes(answer.get_ref<const std::string&>()) + " is not a number"};
+  }
+  return Error{"answer must be a number or a numeric string"};
+}
+
+Result<std::string> text_answer(const json& answer) {
+  if (answer.is_number()) return number_text(answer);
+  if (!answer.is_string()) return Error{"answer must be a string"};
+  std::string text(trim(answer.get_ref<const std::string&>()));
+  if (text.empty()) return Error{"answer is empty"};
+  return text;
+}
+
+Result<Task> task_from_row(const json& row, int line) {
+  if (!row.is_object()) return Error{"row is not a JSON object"};
+  Task task;
+
+  auto id = read_id(row, line);
+  if (!id) return id.error();
+  task.id = std::move(*id);
+
+  const json* question = field(row, "question");
+  if (question == nullptr) return Error{"missing question"};
+  if (!question->is_string()) return Error{"question must be a string"};
+  task.question = std::string(trim(question->get_ref<const std::string&>()));
+  if (task.question.empty()) return Error{"question is empty"};
+
+  auto options = read_options(row);
+  if (!options) return options.error();
+  task.options = std::move(*options);
+
+  const json* answer = field(row, "answer");
+  if (answer == nullptr) return Error{"missing answer"};
+  auto type = read_answer_type(row, *answer, !task.options.empty());
+  if (!type) return type.error();
+  task.answer_type = *type;
+
+  Result<std::string> gold = Error{};
+  switch (task.answer_type) {
+    case AnswerType::kChoice:
+      if (task.options.empty()) return Error{"answer_type choice needs options"};
+      gold = choice_answer(*answer, task.options);
+      break;
+    case AnswerType::kNumber: gold = number_answer(*answer); break;
+    case AnswerType::kText: gold = text_answer(*answer); break;
+  }
+  if (!gold) return gold.error();
+  task.answer = std::move(*gold);
+
+  if (const json* difficulty = field(row, "difficulty")) {
+    if (!difficulty->is_number() || !(difficulty->get<double>() >= 0.0 && difficulty->get<double>() <= 1.0)) {
+      return Error{"difficulty must be a number in [0, 1]"};
+    }
+    task.difficulty = difficulty->get<double>();
+  }
+  return task;
+}
+
+}  // namespace
+
+void read_parley_jsonl(std::string_view text, DatasetBuilder& out) {
+  for (const NumberedLine& line : non_blank_lines(text)) {
+    if (out.full()) return;
+    const json row = json::parse(line.text.begin(), line.text.end(), nullptr, /*allow_exceptions=*/false);
+    if (row.is_discarded()) {
+      out.issue(line.line, "not valid JSON");
+      continue;
+    }
+    auto task = task_from_row(row, line.line);
+    if (!task) {
+      out.issue(line.line, task.error().message);
+      continue;
+    }
+    out.add(std::move(*task), line.line);
+  }
+}
+
+}  // namespace parley::data

@@ -1,0 +1,136 @@
+// The simulator client (parley/simulator.h): a reply is computed from the request alone, then
+// delivered through the event loop so that a caller is never resumed inline.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/hash.h"
+#include "llm/simulator_model.h"
+#include "llm/simulator_params.h"
+#include "llm/simulator_reply.h"
+#include "llm/simulator_text.h"
+#include "parley/simulator.h"
+
+namespace parley {
+namespace sim {
+namespace {
+
+// Token log-probability statistics consistent with the stated confidence (eqs. 10–11).
+LogprobStats logprob_stats(const SimulatorParams& params, const Annotations& note, double temperature,
+                           double confidence, std::int64_t tokens) {
+  Rng rng(HashBuilder().add(stream_seed(params, note, temperature, "logprobs")).add(note.turn).value());
+  const double c = std::clamp(confidence, 0.01, 0.99);
+  const double mean = -(params.logprob_mean_base + params.logprob_mean_slope * (1.0 - c));
+  const double lowest = -params.logprob_min_offset + params.logprob_min_scale * std::log(c) +
+                        params.logprob_noise_sd * rng.normal();
+  LogprobStats stats;
+  stats.min_token_logprob = std::min(lowest, mean);
+  stats.perplexity = std::exp(-mean);
+  stats.tokens = static_cast<int>(tokens);
+  return stats;
+}
+
+}  // namespace
+
+ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
+                            const ChatRequest& request) {
+  const Annotations& note = request.note;
+  const double temperature = std::max(0.0, request.sampling.temperature);
+  ChatResponse response;
+  response.finish_reason = "stop";
+  double confidence = 0.1;
+  if (!note.task) {
+    response.text = write_generic_reply();
+  } else {
+    const TaskLatents task = task_latents(params, *note.task);
+    const Decision decision = decide(params, profile, note, temperature, task);
+    confidence = decision.confidence;
+    // The format-error roll is keyed by the turn kind itself, so a re-ask never inherits it.
+    Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
+    ReplyKind kind = ReplyKind::kNormal;
+    if (note.turn == "reask") {
+      kind = ReplyKind::kReask;
+    } else if (format_rng.uniform() < params.format_error_rate) {
+      kind = ReplyKind::kFormatError;
+    }
+    Rng text_rng(HashBuilder().add(stream_seed(params, note, temperature, "text")).add(note.turn).value());
+    response.text = write_reply(params, profile, note, task, decision, kind, text_rng);
+    if (kind == ReplyKind::kFormatError && note.task->answer_type == AnswerType::kText) {
+      // Any last line of prose is a free-text answer, so for text tasks the format error is a
+      // reply whose content is empty: the reasoning ran to its end without an answer.
+      response.reasoning = std::move(response.text);
+      response.text.clear();
+    }
+  }
+  // A reply longer than max_tokens is cut there, as a server would (reasoning comes first).
+  const auto cap = static_cast<std::int64_t>(request.sampling.max_tokens);
+  const auto cut = [](std::string& s, std::int64_t tokens) {
+    if (estimate_tokens(s) <= tokens) return false;
+    s.resize(static_cast<std::size_t>(tokens) * 4);
+    return true;
+  };
+  if (cap > 0) {
+    const bool cut_reasoning = cut(response.reasoning, cap);
+    const bool cut_text = cut(response.text, cap - estimate_tokens(response.reasoning));
+    if (cut_reasoning || cut_text) response.finish_reason = "length";
+  }
+  // The simulator's counts are the definition of its token usage, hence not "estimated".
+  response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
+  response.usage.completion_tokens = estimate_tokens(response.text) + estimate_tokens(response.reasoning);
+  if (request.sampling.logprobs) {
+    response.logprobs = logprob_stats(params, note, temperature, confidence, response.usage.completion_tokens);
+  }
+  return response;
+}
+
+}  // namespace sim
+
+namespace {
+
+class SimulatorClient final : public LlmClient {
+ public:
+  SimulatorClient(EventLoop& loop, std::shared_ptr<const SimulatorParams> params, const SimulatorProfile& profile,
+                  double delay_ms)
+      : loop_(loop), params_(std::move(params)), profile_(profile), delay_ms_(delay_ms) {}
+
+  Async<ChatResult> chat(ChatRequest request) override {
+    ChatResponse response = sim::simulate_reply(*params_, profile_, request);
+    if (delay_ms_ > 0.0) {
+      co_await loop_.sleep_for(
+          std::chrono::duration_cast<EventLoop::Clock::duration>(std::chrono::duration<double, std::milli>(delay_ms_)));
+    } else {
+      co_await loop_.yield();  // complete on a later turn of the loop, never inline
+    }
+    response.latency_ms = delay_ms_;
+    co_return ChatResult(std::move(response));
+  }
+
+  bool simulated() const override { return true; }
+
+ private:
+  EventLoop& loop_;
+  std::shared_ptr<const SimulatorParams> params_;  // keeps profile_'s owner alive
+  const SimulatorProfile& profile_;
+  double delay_ms_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
+                                                         std::shared_ptr<const SimulatorParams> params,
+                                                         std::string profile, double delay_ms) {
+  if (!params) return Error{"simulator: no parameters given"};
+  if (profile.empty()) profile = "default";
+  const auto found = params->profiles.find(profile);
+  if (found == params->profiles.end()) {
+    std::string known;
+    for (const auto& [name, unused] : params->profiles) known += (known.empty() ? "" : ", ") + name;
+    return Error{fmt::format("unknown simulator profile \"{}\" (known profiles: {})", profile, known)};
+  }
+  if (!(delay_ms >= 0.0)) return Error{fmt::format("simulator delay_ms must be >= 0, got {}", delay_ms)};
+  return std::unique_ptr<LlmClient>(std::make_unique<SimulatorClient>(loop, params, found->second, delay_ms));
+}
+
+}  // namespace parley

@@ -1,0 +1,194 @@
+// Equations (1)–(9) of docs/simulator.md. Each function names the equations it implements.
+#include "llm/simulator_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/hash.h"
+
+namespace parley::sim {
+namespace {
+
+double clamp01(double x, double margin) { return std::clamp(x, margin, 1.0 - margin); }
+
+// A standard logistic draw: σ(x) = P(x + ℓ > 0).
+double logistic_noise(Rng& rng) {
+  const double u = clamp01(rng.uniform(), 1e-12);
+  return std::log(u / (1.0 - u));
+}
+
+// Share of the per-sample noise in ε, eq. (3).
+double sample_weight(const SimulatorParams& params, double temperature) {
+  return params.sample_noise_weight * std::clamp(temperature, 0.0, 1.0);
+}
+
+// Eq. (5): Beta draw around the profile's mean for a correct or a wrong answer, written as a
+// whole percentage in [1, 99].
+double draw_confidence(const SimulatorParams& params, const SimulatorProfile& profile, bool correct,
+                       double difficulty, Rng& rng) {
+  const double base = correct ? profile.confidence_correct_mean : profile.confidence_wrong_mean;
+  const double mean = clamp01(base - params.confidence_difficulty_slope * difficulty, 0.02);
+  const double c = rng.beta(mean * params.confidence_concentration, (1.0 - mean) * params.confidence_concentration);
+  return std::clamp(std::round(100.0 * c), 1.0, 99.0) / 100.0;
+}
+
+double round_percent(double c) { return std::clamp(std::round(100.0 * c), 1.0, 99.0) / 100.0; }
+
+// Eq. (4): the attractor with probability ρ, otherwise another wrong answer.
+std::string draw_wrong_answer(const SimulatorParams& params, const AnswerSpace& space, Rng& rng) {
+  if (space.wrong.empty()) return space.gold;  // a task with no wrong answer (one option)
+  if (space.wrong.size() == 1 || rng.uniform() < params.attractor_probability) return space.wrong[0];
+  return space.wrong[1 + rng.below(space.wrong.size() - 1)];
+}
+
+// Eqs. (3)–(5).
+Decision decide_initial(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                        double temperature, const TaskLatents& task) {
+  Rng agent_task(HashBuilder().add(params.version).add("agent-task").add(note.seed).add(note.task->id)
+                     .add(note.agent).value());
+  Rng rng(stream_seed(params, note, temperature, "initial"));
+  const double w = sample_weight(params, temperature);
+  const double epsilon = std::sqrt(1.0 - w) * logistic_noise(agent_task) + std::sqrt(w) * logistic_noise(rng);
+  const double skill = params.correctness_slope * (profile.ability - task.difficulty) + task.shared;
+
+  Decision d;
+  d.correct = skill + epsilon > 0.0 || task.answers.wrong.empty();
+  d.answer = d.correct ? task.answers.gold : draw_wrong_answer(params, task.answers, rng);
+  d.confidence = draw_confidence(params, profile, d.correct, task.difficulty, rng);
+  return d;
+}
+
+struct Candidate {
+  std::string_view answer;
+  bool gold = false;
+  double support = 0.0;       // eq. (6), own term included
+  double peer_support = 0.0;  // eq. (6) without the own term, for eq. (9)
+  double utility = 0.0;       // eq. (8)
+};
+
+Candidate& candidate_for(std::vector<Candidate>& candidates, std::string_view answer, const Task& task) {
+  for (auto& c : candidates)
+    if (c.answer == answer) return c;
+  candidates.push_back(Candidate{answer, matches_gold(task, answer)});
+  return candidates.back();
+}
+
+// Eqs. (6)–(9).
+Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                         double temperature, const TaskLatents& task) {
+  Decision d;
+  if (note.own_previous && !note.own_previous->empty()) {
+    d.previous = *note.own_previous;
+  } else {
+    // The agent's earlier reply was unparsed: it still holds what it meant in round 0.
+    Annotations initial = note;
+    initial.round = 0;
+    initial.shown.clear();
+    d.previous = decide_initial(params, profile, initial, temperature, task).answer;
+  }
+  const bool own_correct = matches_gold(*note.task, d.previous);
+  Rng rng(stream_seed(params, note, temperature, "revise"));
+
+  std::vector<Candidate> candidates;
+  candidates.reserve(note.shown.size() + 2);
+  Candidate& own = candidate_for(candidates, d.previous, *note.task);
+  own.support = profile.self_trust * (own_correct ? profile.confidence_correct_mean : profile.confidence_wrong_mean);
+  double total_peer_support = 0.0;
+  for (const auto& peer : note.shown) {
+    if (peer.answer.empty()) continue;
+    const double c = std::clamp(peer.confidence.value_or(params.missing_peer_confidence), 0.0, 1.0);
+    Candidate& target = candidate_for(candidates, peer.answer, *note.task);
+    target.support += c;
+    target.peer_support += c;
+    total_peer_support += c;
+  }
+
+  const double margin = profile.ability - task.difficulty;
+  const bool verified = own_correct && rng.uniform() < logistic(params.verify_slope * margin + params.verify_bias);
+  std::size_t chosen = 0;  // candidates[0] is the own answer
+  if (!verified) {
+    bool gold_present = false;
+    for (auto& c : candidates) {
+      c.utility = params.persuasion * c.support;
+      if (c.answer == d.previous) c.utility += profile.stubbornness;
+      if (c.gold && !own_correct) c.utility += params.recognize_slope * margin + params.recognize_bias;
+      gold_present = gold_present || c.gold;
+    }
+    if (!gold_present) {
+      // Reflection: an unshown gold answer can still be found, rarely.
+      Candidate gold{task.answers.gold, true};
+      gold.utility = params.recognize_slope * margin + params.reflect_bias;
+      candidates.push_back(gold);
+    }
+    double highest = candidates[0].utility;
+    for (const auto& c : candidates) highest = std::max(highest, c.utility);
+    double total = 0.0;
+    for (auto& c : candidates) total += std::exp(c.utility - highest);
+    double u = rng.uniform() * total;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      u -= std::exp(candidates[i].utility - highest);
+      chosen = i;
+      if (u < 0.0) break;
+    }
+  }
+
+  const Candidate& pick = candidates[chosen];
+  d.answer = std::string(pick.answer);
+  d.correct = pick.gold;
+  d.switched = chosen != 0;
+  if (d.switched) {
+    double best = -1.0;
+    for (const auto& peer : note.shown) {
+      const double c = peer.confidence.value_or(params.missing_peer_confidence);
+      if (peer.answer == pick.answer && c > best) {
+        best = c;
+        d.persuader = peer.agent;
+      }
+    }
+  }
+  const double base = draw_confidence(params, profile, d.correct, task.difficulty, rng);
+  const double share = total_peer_support > 0.0 ? pick.peer_support / total_peer_support : base;
+  d.confidence = round_percent((1.0 - params.agreement_pull) * base + params.agreement_pull * share);
+  return d;
+}
+
+}  // namespace
+
+double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// Eqs. (1)–(2) and the attractor of eq. (4): properties of the task alone.
+TaskLatents task_latents(const SimulatorParams& params, const Task& task) {
+  TaskLatents latents;
+  const std::uint64_t task_hash = HashBuilder().add(params.version).add("task").add(task.id).value();
+  Rng rng(task_hash);
+  const double drawn = rng.beta(params.difficulty_alpha, params.difficulty_beta);
+  latents.difficulty = std::clamp(task.difficulty.value_or(drawn), 0.0, 1.0);
+  latents.shared = params.shared_difficulty_sd * rng.normal();
+  latents.answers = answer_space(task, rng.next());
+  return latents;
+}
+
+TurnModel turn_model(const Annotations& note) {
+  if (note.turn == "revise") return TurnModel::kRevise;
+  if (note.turn == "reask" && note.round >= 1) return TurnModel::kRevise;
+  return TurnModel::kInitial;  // "answer", "sample", a round-0 "reask", and unknown kinds
+}
+
+std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note, double temperature,
+                          std::string_view stream) {
+  const bool sampled = temperature > 0.0;
+  HashBuilder h;
+  h.add(params.version).add(stream).add(note.seed).add(note.task ? std::string_view(note.task->id) : "")
+      .add(note.agent).add(note.round);
+  h.add(sampled ? note.sample : 0).add(sampled ? temperature : 0.0);
+  return h.value();
+}
+
+Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                double temperature, const TaskLatents& task) {
+  return turn_model(note) == TurnModel::kRevise ? decide_revision(params, profile, note, temperature, task)
+                                                : decide_initial(params, profile, note, temperature, task);
+}
+
+}  // namespace parley::sim

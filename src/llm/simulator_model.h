@@ -1,0 +1,54 @@
+#pragma once
+// The simulator's decisions: what an agent answers and how confident it is, for an initial
+// turn and for a revision turn after seeing peers (docs/simulator.md, equations 1–9). Called by
+// the simulator client for every request; pure functions of (params, profile, request), with
+// every draw taken from an Rng seeded by a hash of the request's annotations, never from call
+// order.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "llm/simulator_answers.h"
+#include "llm/simulator_params.h"
+#include "parley/chat.h"
+
+namespace parley::sim {
+
+// What the simulator knows about a task, the same for every agent and seed.
+struct TaskLatents {
+  double difficulty = 0.5;  // d
+  double shared = 0.0;      // s_t, the shared-difficulty term that correlates agents' errors
+  AnswerSpace answers;
+};
+
+TaskLatents task_latents(const SimulatorParams& params, const Task& task);
+
+// How a turn is modelled. "reask" is modelled as the turn it repeats (initial in round 0,
+// revision afterwards) so that it states the same answer the failed reply meant.
+enum class TurnModel { kInitial, kRevise };
+TurnModel turn_model(const Annotations& note);
+
+struct Decision {
+  std::string answer;           // canonical
+  bool correct = false;
+  double confidence = 0.5;      // a whole percentage / 100, exactly as written in the text
+  // Revision turns only.
+  std::string previous;         // the answer the agent held before this turn
+  bool switched = false;
+  std::string persuader;        // peer whose answer was adopted ("" = own reflection)
+};
+
+// The agent's answer for this request. For TurnModel::kRevise the request's `shown` peers and
+// `own_previous` drive persuasion.
+Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                double temperature, const TaskLatents& task);
+
+// Seed of a named stream of draws for this request. Sample index and temperature enter only at
+// temperature > 0, so that T = 0 replies are identical across samples.
+std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note, double temperature,
+                          std::string_view stream);
+
+double logistic(double x);
+
+}  // namespace parley::sim

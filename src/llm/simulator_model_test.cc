@@ -1,0 +1,234 @@
+// The generative model's behaviour: ability ordering, over-confidence, peer influence, and the
+// papers' qualitative fact about debate, measured over synthetic tasks.
+#include <array>
+#include <iostream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "llm/simulator_model.h"
+#include "llm/simulator_test_support.h"
+
+namespace parley::sim {
+namespace {
+
+using testing::choice_task;
+using testing::read_answer;
+using testing::request_for;
+
+constexpr int kTasks = 300;
+
+const SimulatorParams& params() { return *default_simulator_params(); }
+const SimulatorProfile& profile(const std::string& name) { return params().profiles.at(name); }
+
+Decision initial(const std::string& profile_name, const Task& task, const std::string& agent) {
+  Annotations note;
+  note.task = std::shared_ptr<const Task>(std::shared_ptr<const Task>{}, &task);
+  note.seed = 11;
+  note.agent = agent;
+  note.turn = "answer";
+  return decide(params(), profile(profile_name), note, 0.7, task_latents(params(), task));
+}
+
+TEST(SimulatorModelTest, StrongerProfilesAreMoreAccurate) {
+  std::map<std::string, int> correct;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    for (const char* name : {"weak", "default", "strong"}) correct[name] += initial(name, *task, "a1").correct;
+  }
+  EXPECT_GT(correct["strong"], correct["default"]);
+  EXPECT_GT(correct["default"], correct["weak"]);
+  // The gaps are large, not noise: a = 0.4 / 0.6 / 0.8 with k = 6.
+  EXPECT_GT(correct["strong"] - correct["weak"], kTasks / 5);
+}
+
+TEST(SimulatorModelTest, TaskDifficultyOverridesTheDrawnOne) {
+  int easy = 0, hard = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    easy += initial("default", *choice_task(i, 0.05), "a1").correct;
+    hard += initial("default", *choice_task(i, 0.95), "a1").correct;
+  }
+  EXPECT_GT(easy, kTasks * 8 / 10);
+  EXPECT_LT(hard, kTasks * 3 / 10);
+}
+
+TEST(SimulatorModelTest, WrongAnswersAreOverconfidentAndCorrelated) {
+  double wrong_confidence = 0.0, right_confidence = 0.0;
+  int wrong = 0, right = 0, wrong_pairs = 0, same_wrong_pairs = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    const Decision a = initial("default", *task, "a1");
+    const Decision b = initial("default", *task, "a2");
+    for (const Decision* d : {&a, &b}) {
+      EXPECT_GT(d->confidence, 0.0);
+      EXPECT_LT(d->confidence, 1.0);
+      (d->correct ? right_confidence : wrong_confidence) += d->confidence;
+      ++(d->correct ? right : wrong);
+    }
+    if (!a.correct && !b.correct) {
+      ++wrong_pairs;
+      same_wrong_pairs += a.answer == b.answer;
+    }
+  }
+  ASSERT_GT(wrong, 20);
+  // Confident hallucination: wrong answers (accuracy 0) are stated with ~70 % confidence.
+  EXPECT_GT(wrong_confidence / wrong, 0.6);
+  EXPECT_GT(right_confidence / right, wrong_confidence / wrong);
+  // Three wrong options: independent errors would coincide a third of the time; the attractor
+  // (ρ = 0.6) makes it about 0.6² + 0.4²/2 = 0.44.
+  ASSERT_GT(wrong_pairs, 20);
+  EXPECT_GT(static_cast<double>(same_wrong_pairs) / wrong_pairs, 0.36);
+}
+
+// Revision of `own` after both peers state `peer_answer` with the given confidence.
+Decision revise(const Task& task, const std::string& own, const std::string& peer_answer, double peer_confidence) {
+  Annotations note;
+  note.task = std::shared_ptr<const Task>(std::shared_ptr<const Task>{}, &task);
+  note.seed = 11;
+  note.agent = "a1";
+  note.round = 1;
+  note.turn = "revise";
+  note.shown = {{"a2", peer_answer, peer_confidence}, {"a3", peer_answer, peer_confidence}};
+  note.own_previous = own;
+  return decide(params(), profile("default"), note, 0.7, task_latents(params(), task));
+}
+
+std::string wrong_letter(const Task& task) { return task.answer == "A" ? "B" : "A"; }
+
+TEST(SimulatorModelTest, ConfidentCorrectPeersUsuallyPersuadeAWrongAgent) {
+  int switched_to_gold = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    const Decision d = revise(*task, wrong_letter(*task), task->answer, 0.9);
+    EXPECT_EQ(d.previous, wrong_letter(*task));
+    switched_to_gold += d.correct;
+  }
+  EXPECT_GT(switched_to_gold, kTasks / 2);
+}
+
+TEST(SimulatorModelTest, ConfidentWrongPeersSometimesButRarelyFlipACorrectAgent) {
+  int flipped = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    const Decision d = revise(*task, task->answer, wrong_letter(*task), 0.9);
+    flipped += !d.correct;
+    if (!d.correct) {
+      EXPECT_EQ(d.answer, wrong_letter(*task));
+    }
+  }
+  EXPECT_GT(flipped, 0);
+  EXPECT_LT(flipped, kTasks / 2);
+}
+
+TEST(SimulatorModelTest, AgreementRaisesConfidence) {
+  double agreeing = 0.0, opposed = 0.0;
+  int kept = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    agreeing += revise(*task, task->answer, task->answer, 0.9).confidence;
+    const Decision d = revise(*task, task->answer, wrong_letter(*task), 0.9);
+    if (d.correct) {
+      opposed += d.confidence;
+      ++kept;
+    }
+  }
+  ASSERT_GT(kept, 0);
+  // η = 0.3 pulls toward the peer share (1 when all agree, 0 when all oppose).
+  EXPECT_GT(agreeing / kTasks, opposed / kept + 0.15);
+}
+
+// ---- The qualitative fact, through the client, with annotations as the debate protocol sets them.
+
+struct AgentState {
+  std::string name;
+  std::optional<Answer> latest_turn;     // last turn's parse (may be unparsed)
+  std::optional<std::string> remembered; // last parsed answer (own_previous)
+};
+
+Async<Answer> ask(LlmClient* client, ChatRequest request) {
+  const Task& task = *request.note.task;
+  ChatResult first = co_await client->chat(request);
+  ChatResponse response = std::get<ChatResponse>(std::move(first));
+  Answer answer = read_answer(response.text, task);
+  if (!answer.parsed()) {
+    request.messages.push_back({"assistant", response.text});
+    request.messages.push_back({"user", "Your reply did not state a final answer."});
+    request.note.turn = "reask";
+    ChatResult again = co_await client->chat(request);
+    answer = read_answer(std::get<ChatResponse>(again).text, task);
+  }
+  co_return answer;
+}
+
+struct Outcome {
+  std::array<bool, 3> initially_correct{};
+  std::array<bool, 3> finally_correct{};
+  bool majority_correct = false;
+};
+
+Async<void> debate(LlmClient* client, std::shared_ptr<const Task> task, Outcome* out) {
+  std::array<AgentState, 3> agents{AgentState{"a1"}, AgentState{"a2"}, AgentState{"a3"}};
+  for (int round = 0; round <= 2; ++round) {
+    std::vector<Async<Answer>> turns;
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      ChatRequest r = request_for(task, agents[i].name, round, round == 0 ? "answer" : "revise");
+      if (round > 0) {
+        for (std::size_t j = 0; j < agents.size(); ++j) {
+          if (j == i) continue;
+          const Answer& seen = *agents[j].latest_turn;
+          r.note.shown.push_back({agents[j].name, seen.value.value_or(""), seen.confidence});
+        }
+        r.note.own_previous = agents[i].remembered;
+      }
+      turns.push_back(ask(client, std::move(r)));
+    }
+    const std::vector<Answer> answers = co_await when_all(std::move(turns));
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      agents[i].latest_turn = answers[i];
+      if (answers[i].parsed()) agents[i].remembered = answers[i].value;
+      const bool correct = answers[i].value == task->answer;
+      if (round == 0) out->initially_correct[i] = correct;
+      if (round == 2) out->finally_correct[i] = correct;
+    }
+  }
+  std::map<std::string, int> votes;
+  for (const auto& a : agents)
+    if (a.remembered) ++votes[*a.remembered];
+  int best = 0;
+  std::string winner;
+  for (const auto& [value, count] : votes) {
+    if (count > best) {
+      best = count;
+      winner = value;
+    }
+  }
+  out->majority_correct = best >= 2 && winner == task->answer;
+}
+
+TEST(SimulatorModelTest, DebateMajorityBeatsASingleAgentYetFlipsSomeCorrectAnswers) {
+  EventLoop loop;
+  auto client = testing::client(loop);
+  std::vector<Outcome> outcomes(kTasks);
+  for (int i = 0; i < kTasks; ++i) loop.spawn(debate(client.get(), choice_task(i), &outcomes[static_cast<std::size_t>(i)]));
+  loop.run();
+
+  int single = 0, majority = 0, right_to_wrong = 0, wrong_to_right = 0;
+  for (const auto& o : outcomes) {
+    single += o.initially_correct[0] + o.initially_correct[1] + o.initially_correct[2];
+    majority += o.majority_correct;
+    for (std::size_t i = 0; i < 3; ++i) {
+      right_to_wrong += o.initially_correct[i] && !o.finally_correct[i];
+      wrong_to_right += !o.initially_correct[i] && o.finally_correct[i];
+    }
+  }
+  const double single_accuracy = single / (3.0 * kTasks);
+  const double majority_accuracy = static_cast<double>(majority) / kTasks;
+  std::cout << "single " << single_accuracy << ", majority after 2 rounds " << majority_accuracy
+            << ", right->wrong " << right_to_wrong << ", wrong->right " << wrong_to_right << "\n";
+  EXPECT_GT(majority_accuracy, single_accuracy + 0.03);
+  EXPECT_GT(right_to_wrong, 0);
+  EXPECT_GT(wrong_to_right, right_to_wrong);
+}
+
+}  // namespace
+}  // namespace parley::sim

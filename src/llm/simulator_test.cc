@@ -1,0 +1,306 @@
+// The simulator client: determinism, asynchronous completion, reply format, re-asks, usage,
+// log-probabilities and profile errors.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "llm/simulator_model.h"
+#include "llm/simulator_reply.h"
+#include "llm/simulator_test_support.h"
+
+namespace parley::sim {
+namespace {
+
+using testing::choice_task;
+using testing::read_answer;
+using testing::request_for;
+using testing::run_all;
+
+const SimulatorProfile& default_profile() { return default_simulator_params()->profiles.at("default"); }
+
+ChatResponse reply(const ChatRequest& request) {
+  return simulate_reply(*default_simulator_params(), default_profile(), request);
+}
+
+TEST(SimulatorTest, SameRequestGivesSameReply) {
+  const auto task = choice_task(3);
+  const ChatRequest request = request_for(task, "a1");
+  EXPECT_EQ(reply(request).text, reply(request).text);
+}
+
+TEST(SimulatorTest, SamplesDifferAtPositiveTemperatureAndAgreeAtZero) {
+  const auto task = choice_task(5);
+  std::set<std::string> warm;
+  std::set<std::string> cold;
+  for (int sample = 0; sample < 8; ++sample) {
+    warm.insert(reply(request_for(task, "a1", 0, "sample", sample, 0.7)).text);
+    cold.insert(reply(request_for(task, "a1", 0, "sample", sample, 0.0)).text);
+  }
+  EXPECT_GT(warm.size(), 1u);
+  EXPECT_EQ(cold.size(), 1u);
+}
+
+TEST(SimulatorTest, ZeroTemperatureAnswersVaryAcrossAgentsButNotSamples) {
+  // At T = 0 the answer is fixed per (agent, task) yet differs between agents on some tasks.
+  int tasks_with_disagreement = 0;
+  for (int i = 0; i < 40; ++i) {
+    const auto task = choice_task(i);
+    std::set<std::string> across_agents;
+    for (const char* agent : {"a1", "a2", "a3"}) {
+      const auto first = read_answer(reply(request_for(task, agent, 0, "sample", 0, 0.0)).text, *task).value;
+      const auto other = read_answer(reply(request_for(task, agent, 0, "sample", 3, 0.0)).text, *task).value;
+      EXPECT_EQ(first, other);
+      if (first) across_agents.insert(*first);
+    }
+    tasks_with_disagreement += across_agents.size() > 1;
+  }
+  EXPECT_GT(tasks_with_disagreement, 0);
+}
+
+TEST(SimulatorTest, RepliesDoNotDependOnCallOrder) {
+  std::vector<ChatRequest> requests;
+  for (int i = 0; i < 12; ++i) requests.push_back(request_for(choice_task(i), "a" + std::to_string(i % 3)));
+  std::vector<ChatRequest> reversed(requests.rbegin(), requests.rend());
+
+  EventLoop loop_a;
+  auto client_a = testing::client(loop_a);
+  const auto forward = run_all(*client_a, loop_a, requests);
+  EventLoop loop_b;
+  auto client_b = testing::client(loop_b);
+  auto backward = run_all(*client_b, loop_b, reversed);
+  std::reverse(backward.begin(), backward.end());
+  for (std::size_t i = 0; i < requests.size(); ++i) EXPECT_EQ(forward[i].text, backward[i].text);
+}
+
+struct Flag {
+  bool done = false;
+};
+Async<void> call_and_flag(LlmClient* client, ChatRequest request, Flag* flag) {
+  (void)co_await client->chat(std::move(request));
+  flag->done = true;
+}
+TEST(SimulatorTest, CompletesThroughTheLoopNotInline) {
+  EventLoop loop;
+  auto client = testing::client(loop);
+  Flag flag;
+  auto call = call_and_flag(client.get(), request_for(choice_task(1), "a1"), &flag);
+  loop.spawn(std::move(call));
+  EXPECT_FALSE(flag.done);  // spawn starts the call; it must wait for a turn of the loop
+  loop.run();
+  EXPECT_TRUE(flag.done);
+}
+
+TEST(SimulatorTest, DelayIsRealTimeOnTheLoop) {
+  EventLoop loop;
+  auto made = make_simulator_client(loop, default_simulator_params(), "default", 20.0);
+  ASSERT_TRUE(made.ok());
+  const auto started = std::chrono::steady_clock::now();
+  const auto replies = run_all(**made, loop, {request_for(choice_task(1), "a1"), request_for(choice_task(2), "a1")});
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_GE(elapsed_ms, 19.0);
+  EXPECT_LT(elapsed_ms, 1000.0);  // the two calls wait concurrently
+  EXPECT_DOUBLE_EQ(replies[0].latency_ms, 20.0);
+}
+
+std::shared_ptr<const Task> number_task(int index) {
+  auto task = std::make_shared<Task>();
+  task->id = "number-" + std::to_string(index);
+  task->question = "A shop sells " + std::to_string(index + 3) + " boxes of 12 pencils. How many pencils in total?";
+  task->answer_type = AnswerType::kNumber;
+  task->answer = std::to_string((index + 3) * 12);
+  return task;
+}
+
+std::shared_ptr<const Task> text_task(int index) {
+  auto task = std::make_shared<Task>();
+  task->id = "text-" + std::to_string(index);
+  task->question = "Which organ of the human body pumps blood through the arteries and veins?";
+  task->answer_type = AnswerType::kText;
+  task->answer = "the heart";
+  return task;
+}
+
+TEST(SimulatorTest, EveryReplyParsesToTheDecisionOrIsAFormatError) {
+  const auto& params = *default_simulator_params();
+  int unparsed = 0;
+  int total = 0;
+  for (int i = 0; i < 300; ++i) {
+    for (const auto& task : {choice_task(i), number_task(i), text_task(i)}) {
+      const auto space = task_latents(params, *task).answers;
+      for (int round = 0; round < 2; ++round) {
+        ChatRequest request = request_for(task, "a1", round, round == 0 ? "answer" : "revise");
+        if (round == 1) {
+          // Peers name other answers in the prose; the final line must still win.
+          request.note.shown = {{"a2", space.wrong[0], 0.8}, {"a3", space.gold, std::nullopt}, {"a4", "", std::nullopt}};
+          request.note.own_previous = space.wrong.back();
+        }
+        const ChatResponse r = reply(request);
+        const Decision meant = decide(params, default_profile(), request.note, 0.7, task_latents(params, *task));
+        const Answer answer = read_answer(r.text, *task);
+        ++total;
+        if (r.text.find("Answer:") == std::string::npos) {
+          ++unparsed;
+          if (task->answer_type == AnswerType::kText) {
+            EXPECT_EQ(r.text, "");
+            EXPECT_NE(r.reasoning, "");
+          }
+          EXPECT_FALSE(answer.parsed()) << answer_type_name(task->answer_type) << ": " << r.text;
+          EXPECT_FALSE(answer.confidence.has_value()) << r.text;
+          continue;
+        }
+        ASSERT_TRUE(answer.parsed()) << r.text;
+        EXPECT_TRUE(answers_match(*task, *answer.value) == meant.correct) << r.text;
+        EXPECT_EQ(answer.value, meant.answer) << r.text;
+        EXPECT_EQ(answer.confidence, meant.confidence) << r.text;
+        EXPECT_GT(meant.confidence, 0.0);
+        EXPECT_LT(meant.confidence, 1.0);
+        const auto tokens = estimate_tokens(r.text);
+        EXPECT_GE(tokens, 50) << r.text;
+        EXPECT_LE(tokens, 280) << r.text;
+      }
+    }
+  }
+  // format_error_rate is 2.5 %: some replies omit the answer, most do not.
+  EXPECT_GT(unparsed, 0);
+  EXPECT_LT(unparsed, total / 10);
+}
+
+TEST(SimulatorTest, FormatErrorIsFollowedByAReaskStatingTheMeantAnswer) {
+  const auto& params = *default_simulator_params();
+  int checked = 0;
+  for (int i = 0; i < 400 && checked < 3; ++i) {
+    const auto task = choice_task(i);
+    const ChatRequest first = request_for(task, "a2");
+    if (read_answer(reply(first).text, *task).parsed()) continue;
+    ++checked;
+    const Decision meant = decide(params, default_profile(), first.note, first.sampling.temperature,
+                                  task_latents(params, *task));
+    const Answer answer = read_answer(reply(request_for(task, "a2", 0, "reask")).text, *task);
+    EXPECT_EQ(answer.value, meant.answer);
+    EXPECT_EQ(answer.confidence, meant.confidence);
+  }
+  EXPECT_EQ(checked, 3);
+  // Never a format error on re-ask turns.
+  for (int i = 0; i < 300; ++i) {
+    const auto task = choice_task(i);
+    EXPECT_TRUE(read_answer(reply(request_for(task, "a3", 1, "reask")).text, *task).parsed());
+  }
+}
+
+TEST(SimulatorTest, ReaskAnswerEqualsTheTurnItRepeats) {
+  // A parsed first answer and the reask of the same turn state the same answer and confidence.
+  for (int i = 0; i < 50; ++i) {
+    const auto task = choice_task(i);
+    ChatRequest revise = request_for(task, "a1", 1, "revise");
+    revise.note.shown = {{"a2", "B", 0.9}, {"a3", "C", 0.6}};
+    revise.note.own_previous = "A";
+    ChatRequest reask = revise;
+    reask.note.turn = "reask";
+    const Answer first = read_answer(reply(revise).text, *task);
+    if (!first.parsed()) continue;
+    const Answer again = read_answer(reply(reask).text, *task);
+    EXPECT_EQ(first.value, again.value);
+    EXPECT_EQ(first.confidence, again.confidence);
+  }
+}
+
+TEST(SimulatorTest, RequestWithoutTaskGetsGenericReply) {
+  ChatRequest request;
+  request.messages = {{"user", "hello"}};
+  const ChatResponse r = reply(request);
+  EXPECT_NE(r.text.find("Answer: unknown"), std::string::npos);
+  EXPECT_GT(r.usage.completion_tokens, 0);
+}
+
+TEST(SimulatorTest, UsageCountsPromptAndReplyExactly) {
+  const ChatRequest request = request_for(choice_task(2), "a1");
+  const ChatResponse r = reply(request);
+  EXPECT_EQ(r.usage.prompt_tokens, estimate_prompt_tokens(request.messages));
+  EXPECT_EQ(r.usage.completion_tokens, estimate_tokens(r.text));
+  EXPECT_EQ(r.usage.cached_tokens, 0);
+  EXPECT_FALSE(r.usage.estimated);
+  EXPECT_FALSE(r.logprobs.has_value());
+}
+
+TEST(SimulatorTest, MaxTokensCutsTheReply) {
+  ChatRequest request = request_for(choice_task(2), "a1");
+  request.sampling.max_tokens = 10;
+  const ChatResponse r = reply(request);
+  EXPECT_EQ(r.usage.completion_tokens, 10);
+  EXPECT_EQ(r.finish_reason, "length");
+}
+
+TEST(SimulatorTest, LogprobsFallWithConfidence) {
+  // Mean log-probability (hence perplexity) is a decreasing function of confidence; the minimum
+  // token log-probability is below the mean and correlates with confidence.
+  std::vector<std::pair<double, LogprobStats>> seen;
+  for (int i = 0; i < 200; ++i) {
+    const auto task = choice_task(i);
+    ChatRequest request = request_for(task, "a1");
+    request.sampling.logprobs = true;
+    const ChatResponse r = reply(request);
+    const Answer answer = read_answer(r.text, *task);
+    ASSERT_TRUE(r.logprobs.has_value());
+    if (!answer.confidence) continue;
+    EXPECT_LE(r.logprobs->min_token_logprob, -std::log(r.logprobs->perplexity) + 1e-12);
+    EXPECT_GT(r.logprobs->perplexity, 1.0);
+    EXPECT_EQ(r.logprobs->tokens, r.usage.completion_tokens);
+    seen.emplace_back(*answer.confidence, *r.logprobs);
+  }
+  std::sort(seen.begin(), seen.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  const std::size_t third = seen.size() / 3;
+  double low_min = 0.0, high_min = 0.0, low_ppl = 0.0, high_ppl = 0.0;
+  for (std::size_t i = 0; i < third; ++i) {
+    low_min += seen[i].second.min_token_logprob;
+    low_ppl += seen[i].second.perplexity;
+    high_min += seen[seen.size() - 1 - i].second.min_token_logprob;
+    high_ppl += seen[seen.size() - 1 - i].second.perplexity;
+  }
+  EXPECT_LT(low_min, high_min);
+  EXPECT_GT(low_ppl, high_ppl);
+}
+
+TEST(SimulatorTest, ClientIsSimulatedAndRejectsUnknownProfiles) {
+  EventLoop loop;
+  EXPECT_TRUE(testing::client(loop)->simulated());
+  EXPECT_TRUE(make_simulator_client(loop, default_simulator_params(), "").ok());
+  auto bad = make_simulator_client(loop, default_simulator_params(), "genius");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("genius"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("default, strong, weak"), std::string::npos) << bad.error().message;
+}
+
+TEST(SimulatorTest, NumberAndTextTasksGetPlausibleWrongAnswers) {
+  auto number = std::make_shared<Task>();
+  number->id = "n1";
+  number->question = "A farmer has 40 sheep and buys 2 more. How many sheep are there?";
+  number->answer_type = AnswerType::kNumber;
+  number->answer = "42";
+  number->difficulty = 0.95;  // mostly wrong for the weak profile
+  auto text = std::make_shared<Task>();
+  text->id = "t1";
+  text->question = "Which city is the capital of France, a country in Europe?";
+  text->answer_type = AnswerType::kText;
+  text->answer = "Paris";
+  text->difficulty = 0.95;
+
+  const auto& weak = default_simulator_params()->profiles.at("weak");
+  std::set<std::string> numbers, phrases;
+  for (int sample = 0; sample < 60; ++sample) {
+    const auto n = simulate_reply(*default_simulator_params(), weak, request_for(number, "a1", 0, "sample", sample));
+    const auto t = simulate_reply(*default_simulator_params(), weak, request_for(text, "a1", 0, "sample", sample));
+    if (auto v = read_answer(n.text, *number).value) numbers.insert(*v);
+    if (auto v = read_answer(t.text, *text).value) phrases.insert(*v);
+  }
+  const std::set<std::string> plausible_numbers = {"42", "43", "41", "46", "38", "44", "40", "84", "21"};
+  EXPECT_GT(numbers.size(), 1u);
+  for (const auto& v : numbers) EXPECT_TRUE(plausible_numbers.count(v)) << v;
+  EXPECT_GT(phrases.size(), 1u);
+  for (const auto& v : phrases) EXPECT_FALSE(v.empty());
+}
+
+}  // namespace
+}  // namespace parley::sim

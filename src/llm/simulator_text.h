@@ -1,0 +1,26 @@
+#pragma once
+// The simulator's reply text: step-by-step reasoning built from a phrase bank and the
+// question's own words, hedges when confidence is low, contrast markers, peer references with
+// stance on revision turns, and the final "Answer: …" / "Confidence: NN%" lines that the answer
+// parser reads (docs/simulator.md, "Text"). Called by the simulator client. Pure given the Rng.
+
+#include <string>
+
+#include "core/hash.h"
+#include "llm/simulator_model.h"
+
+namespace parley::sim {
+
+enum class ReplyKind {
+  kNormal,       // reasoning, then the answer and confidence lines
+  kFormatError,  // reasoning that never states an answer (exercises re-asking)
+  kReask,        // a short reply restating the answer in the required form
+};
+
+std::string write_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                        const TaskLatents& task, const Decision& decision, ReplyKind kind, Rng& rng);
+
+// For a request that carries no task (not made by a parley protocol).
+std::string write_generic_reply();
+
+}  // namespace parley::sim

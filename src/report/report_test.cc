@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "parley/report.h"
+
+namespace parley {
+namespace {
+
+Transcript debate(const std::string& protocol, const std::string& task, bool correct, std::int64_t tokens_in,
+                  double latency_ms, std::optional<std::string> final_answer = "A",
+                  DebateStatus status = DebateStatus::kCompleted) {
+  Transcript t;
+  t.protocol = protocol;
+  t.task_id = task;
+  t.seed = 1;
+  t.gold = "A";
+  t.correct = correct;
+  t.final_answer = std::move(final_answer);
+  t.status = status;
+  MessageRecord m;
+  m.agent = "a1";
+  m.prompt_tokens = tokens_in;
+  m.completion_tokens = 10;
+  m.latency_ms = latency_ms;
+  t.messages.push_back(m);
+  t.wall_ms = 1e9;  // never used: summaries must not depend on wall time
+  return t;
+}
+
+std::vector<Transcript> sample_run() {
+  return {
+      debate("single", "q1", true, 100, 10),
+      debate("single", "q2", true, 200, 20),
+      debate("single", "q3", true, 300, 30),
+      debate("single", "q4", false, 400, 40, std::nullopt, DebateStatus::kFailed),
+      debate("debate", "q1", true, 1000, 5),
+      debate("beta", "q1", false, 50, 5),
+      debate("alpha", "q1", false, 50, 5),
+  };
+}
+
+TEST(Summarize, HandComputedMeans) {
+  const Summary s = summarize(sample_run(), {"single", "debate"}, false);
+  ASSERT_EQ(s.protocols.size(), 4u);
+  const ProtocolSummary& single = s.protocols[0];
+  EXPECT_EQ(single.name, "single");
+  EXPECT_EQ(single.n, 4);
+  EXPECT_DOUBLE_EQ(single.accuracy, 0.75);
+  EXPECT_DOUBLE_EQ(single.tokens_in_mean, 250.0);
+  EXPECT_DOUBLE_EQ(single.tokens_out_mean, 10.0);
+  EXPECT_DOUBLE_EQ(single.calls_mean, 1.0);
+  EXPECT_DOUBLE_EQ(single.apt, 0.75 * 100000.0 / 260.0);  // = 288.46...
+  EXPECT_DOUBLE_EQ(single.unparsed_rate, 0.25);
+  EXPECT_DOUBLE_EQ(single.latency_ms_mean, 25.0);
+  EXPECT_EQ(single.failed, 1);
+  EXPECT_LE(single.accuracy_ci.lo, single.accuracy);
+  EXPECT_GE(single.accuracy_ci.hi, single.accuracy);
+  EXPECT_GE(single.accuracy_ci.lo, 0.0);
+  EXPECT_LE(single.accuracy_ci.hi, 1.0);
+}
+
+TEST(Summarize, OrderFollowsTheExperimentThenSortedRest) {
+  const Summary s = summarize(sample_run(), {"single", "debate"}, false);
+  EXPECT_EQ(s.protocols[1].name, "debate");
+  EXPECT_EQ(s.protocols[2].name, "alpha");
+  EXPECT_EQ(s.protocols[3].name, "beta");
+}
+
+TEST(Summarize, IndependentOfInputOrder) {
+  auto run = sample_run();
+  const std::string forward = summary_to_json(summarize(run, {"single"}, true));
+  std::reverse(run.begin(), run.end());
+  EXPECT_EQ(summary_to_json(summarize(run, {"single"}, true)), forward);
+}
+
+TEST(Summarize, DegenerateCiWhenAllAgree) {
+  const Summary s = summarize(sample_run(), {}, false);
+  const auto& debate_row = s.protocols[2];  // sorted: alpha, beta, debate, single
+  EXPECT_EQ(debate_row.name, "debate");
+  EXPECT_DOUBLE_EQ(debate_row.accuracy_ci.lo, 1.0);
+  EXPECT_DOUBLE_EQ(debate_row.accuracy_ci.hi, 1.0);
+}
+
+TEST(SummaryJson, HasTheDocumentedShape) {
+  const auto j = nlohmann::json::parse(summary_to_json(summarize(sample_run(), {"single"}, true)));
+  EXPECT_TRUE(j["simulated"].get<bool>());
+  const auto& row = j["protocols"][0];
+  for (const char* key : {"name", "n", "accuracy", "accuracy_ci", "tokens_in_mean", "tokens_out_mean", "calls_mean",
+                          "apt", "unparsed_rate", "failed"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_EQ(row["accuracy_ci"].size(), 2u);
+  EXPECT_EQ(row["failed"].get<int>(), 1);
+}
+
+TEST(RenderTable, LabelsSimulatedNumbers) {
+  const auto simulated = render_table(summarize(sample_run(), {}, true));
+  const auto real = render_table(summarize(sample_run(), {}, false));
+  EXPECT_EQ(simulated.rfind("SIMULATED", 0), 0u);
+  EXPECT_EQ(real.find("SIMULATED"), std::string::npos);
+  EXPECT_NE(real.find("0.750 ["), std::string::npos);
+  EXPECT_NE(real.find("288.46"), std::string::npos);
+  EXPECT_NE(real.find("25.0%"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parley

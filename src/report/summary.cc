@@ -1,0 +1,99 @@
+// summarize() and summary.json: per-protocol means over stored debates. Every figure is a
+// function of the transcripts alone (latency is the transcript's critical path, not its wall
+// time), so a resumed run summarises exactly like an uninterrupted one.
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "parley/report.h"
+#include "core/hash.h"
+
+namespace parley {
+namespace {
+
+ProtocolSummary summarize_one(const std::string& name, const std::vector<const Transcript*>& debates,
+                              std::uint64_t bootstrap_seed) {
+  ProtocolSummary s;
+  s.name = name;
+  s.n = static_cast<std::int64_t>(debates.size());
+  if (debates.empty()) return s;
+  std::vector<double> correct;
+  double tokens_in = 0, tokens_out = 0, calls = 0, latency = 0;
+  std::int64_t unparsed = 0;
+  for (const Transcript* t : debates) {
+    correct.push_back(t->correct ? 1.0 : 0.0);
+    tokens_in += static_cast<double>(t->prompt_tokens());
+    tokens_out += static_cast<double>(t->completion_tokens());
+    calls += static_cast<double>(t->calls());
+    latency += t->latency_ms();
+    if (t->unparsed()) ++unparsed;
+    if (t->status == DebateStatus::kFailed) ++s.failed;
+    if (t->status == DebateStatus::kBudget) ++s.budget;
+    if (std::any_of(t->messages.begin(), t->messages.end(), [](const MessageRecord& m) { return m.tokens_estimated; }))
+      ++s.tokens_estimated;
+  }
+  const double n = static_cast<double>(s.n);
+  s.accuracy = mean(correct);
+  // Each protocol gets its own resampling stream, independent of the order protocols appear.
+  s.accuracy_ci = bootstrap_mean_ci(correct, HashBuilder().add(bootstrap_seed).add(name).value());
+  s.tokens_in_mean = tokens_in / n;
+  s.tokens_out_mean = tokens_out / n;
+  s.calls_mean = calls / n;
+  const double tokens_mean = s.tokens_in_mean + s.tokens_out_mean;
+  s.apt = tokens_mean > 0 ? s.accuracy * 100000.0 / tokens_mean : 0.0;  // iMAD App. B.1
+  s.unparsed_rate = static_cast<double>(unparsed) / n;
+  s.latency_ms_mean = latency / n;
+  return s;
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<std::string>& protocol_order,
+                  bool simulated, std::uint64_t bootstrap_seed) {
+  std::map<std::string, std::vector<const Transcript*>> by_protocol;
+  for (const auto& t : transcripts) by_protocol[t.protocol].push_back(&t);
+  std::vector<std::string> names;
+  for (const auto& name : protocol_order)
+    if (by_protocol.count(name) && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  for (const auto& [name, debates] : by_protocol)  // std::map: the rest in sorted order
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+
+  Summary summary;
+  summary.simulated = simulated;
+  for (const auto& name : names) {
+    auto& debates = by_protocol[name];
+    // Stable unit order whatever order the caller stored them in.
+    std::sort(debates.begin(), debates.end(), [](const Transcript* a, const Transcript* b) {
+      return std::tie(a->task_id, a->seed) < std::tie(b->task_id, b->seed);
+    });
+    summary.protocols.push_back(summarize_one(name, debates, bootstrap_seed));
+  }
+  return summary;
+}
+
+std::string summary_to_json(const Summary& summary) {
+  nlohmann::ordered_json j;
+  j["simulated"] = summary.simulated;
+  j["protocols"] = nlohmann::ordered_json::array();
+  for (const auto& p : summary.protocols) {
+    nlohmann::ordered_json row;
+    row["name"] = p.name;
+    row["n"] = p.n;
+    row["accuracy"] = p.accuracy;
+    row["accuracy_ci"] = {p.accuracy_ci.lo, p.accuracy_ci.hi};
+    row["tokens_in_mean"] = p.tokens_in_mean;
+    row["tokens_out_mean"] = p.tokens_out_mean;
+    row["calls_mean"] = p.calls_mean;
+    row["apt"] = p.apt;
+    row["unparsed_rate"] = p.unparsed_rate;
+    row["latency_ms_mean"] = p.latency_ms_mean;
+    row["failed"] = p.failed;
+    row["budget"] = p.budget;
+    row["tokens_estimated"] = p.tokens_estimated;
+    j["protocols"].push_back(std::move(row));
+  }
+  return j.dump(2);
+}
+
+}  // namespace parley

@@ -1,0 +1,62 @@
+// Means, type-7 quantiles, the seeded percentile bootstrap and Wilson score intervals.
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/hash.h"
+#include "parley/stats.h"
+
+namespace parley {
+
+double mean(std::span<const double> values) {
+  if (values.empty()) return 0.0;
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double quantile_sorted(std::span<const double> sorted, double p) {
+  if (sorted.empty()) return 0.0;  // documented as a precondition; stay defined anyway
+  p = std::clamp(p, 0.0, 1.0);
+  const double position = p * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  if (below + 1 >= sorted.size()) return sorted.back();
+  const double fraction = position - static_cast<double>(below);
+  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+}
+
+Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed, int resamples, double alpha) {
+  if (values.empty()) return {};
+  const std::size_t n = values.size();
+  const std::size_t rounds = static_cast<std::size_t>(std::max(resamples, 1));
+  alpha = std::clamp(alpha, 0.0, 1.0);
+
+  Rng rng(seed);
+  std::vector<double> means(rounds);
+  for (double& resampled_mean : means) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += values[rng.below(n)];
+    resampled_mean = sum / static_cast<double>(n);
+  }
+  std::sort(means.begin(), means.end());
+  return {quantile_sorted(means, alpha / 2.0), quantile_sorted(means, 1.0 - alpha / 2.0)};
+}
+
+Interval wilson_interval(std::int64_t successes, std::int64_t n, double alpha) {
+  if (n <= 0) return {0.0, 1.0};
+  successes = std::clamp<std::int64_t>(successes, 0, n);
+  const double z = normal_quantile(1.0 - alpha / 2.0);
+  const double trials = static_cast<double>(n);
+  const double share = static_cast<double>(successes) / trials;
+  const double z2 = z * z;
+  const double denominator = 1.0 + z2 / trials;
+  const double centre = (share + z2 / (2.0 * trials)) / denominator;
+  const double half_width =
+      z * std::sqrt(share * (1.0 - share) / trials + z2 / (4.0 * trials * trials)) / denominator;
+  // At 0 or n successes the formula's bound is exactly 0 or 1; pin it against rounding.
+  const double lo = successes == 0 ? 0.0 : std::max(0.0, centre - half_width);
+  const double hi = successes == n ? 1.0 : std::min(1.0, centre + half_width);
+  return {lo, hi};
+}
+
+}  // namespace parley

@@ -1,0 +1,202 @@
+// Store on SQLite in WAL mode. Puts are grouped into one transaction of at most kBatch
+// debates or kFlushInterval, so the runner never waits on fsync per debate; a kill loses at
+// most the open transaction, which --resume redoes.
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "parley/store.h"
+
+namespace parley {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr int kBatch = 64;
+constexpr auto kFlushInterval = std::chrono::milliseconds(200);
+
+// Seeds are uint64; SQLite integers are int64. Stored bit-for-bit.
+std::int64_t to_sql(std::uint64_t seed) {
+  std::int64_t v;
+  std::memcpy(&v, &seed, sizeof v);
+  return v;
+}
+std::uint64_t from_sql(std::int64_t v) {
+  std::uint64_t seed;
+  std::memcpy(&seed, &v, sizeof seed);
+  return seed;
+}
+
+// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return stmt_; }
+  explicit operator bool() const { return stmt_ != nullptr; }
+  void bind(int i, std::string_view text) { sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
+  void bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  int step() { return sqlite3_step(stmt_); }
+  std::string text(int column) const {
+    const auto* p = sqlite3_column_text(stmt_, column);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteStore() override {
+    (void)flush();
+    sqlite3_close_v2(db_);
+  }
+
+  Result<Ok> init() {
+    for (const char* sql : {
+             "PRAGMA journal_mode=WAL",
+             "PRAGMA synchronous=NORMAL",
+             "PRAGMA busy_timeout=5000",
+             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+             "CREATE TABLE IF NOT EXISTS debates ("
+             " task_id TEXT NOT NULL, protocol TEXT NOT NULL, seed INTEGER NOT NULL,"
+             " status TEXT NOT NULL, correct INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,"
+             " completion_tokens INTEGER NOT NULL, calls INTEGER NOT NULL, transcript TEXT NOT NULL,"
+             " PRIMARY KEY (task_id, protocol, seed))",
+         }) {
+      if (auto ok = exec(sql); !ok) return ok;
+    }
+    const std::string version = std::to_string(kSchemaVersion);
+    if (auto stored = meta("schema_version")) {
+      if (*stored != version) {
+        return Error{fmt::format("{}: store schema version {} is not supported (this parley writes {})", path_,
+                                 *stored, version)};
+      }
+      return Ok{};
+    }
+    return set_meta("schema_version", version);
+  }
+
+  Result<Ok> set_meta(const std::string& key, const std::string& value) override {
+    Statement s(db_, "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2");
+    if (!s) return failure("prepare");
+    s.bind(1, key);
+    s.bind(2, value);
+    if (s.step() != SQLITE_DONE) return failure("write meta");
+    return Ok{};
+  }
+
+  std::optional<std::string> meta(const std::string& key) override {
+    Statement s(db_, "SELECT value FROM meta WHERE key = ?1");
+    if (!s) return std::nullopt;
+    s.bind(1, key);
+    if (s.step() != SQLITE_ROW) return std::nullopt;
+    return s.text(0);
+  }
+
+  Result<Ok> put(const Transcript& t) override {
+    if (!in_transaction_) {
+      if (auto ok = exec("BEGIN IMMEDIATE"); !ok) return ok;
+      in_transaction_ = true;
+      transaction_started_ = std::chrono::steady_clock::now();
+      pending_ = 0;
+    }
+    Statement s(db_,
+                "INSERT INTO debates (task_id, protocol, seed, status, correct, prompt_tokens, completion_tokens,"
+                " calls, transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    if (!s) return failure("prepare");
+    s.bind(1, t.task_id);
+    s.bind(2, t.protocol);
+    s.bind(3, to_sql(t.seed));
+    s.bind(4, std::string_view(debate_status_name(t.status)));
+    s.bind(5, std::int64_t{t.correct ? 1 : 0});
+    s.bind(6, t.prompt_tokens());
+    s.bind(7, t.completion_tokens());
+    s.bind(8, t.calls());
+    s.bind(9, transcript_to_json(t));
+    const int rc = s.step();
+    if (rc == SQLITE_CONSTRAINT) {
+      return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
+    }
+    if (rc != SQLITE_DONE) return failure("insert debate");
+    ++pending_;
+    if (pending_ >= kBatch || std::chrono::steady_clock::now() - transaction_started_ >= kFlushInterval) return flush();
+    return Ok{};
+  }
+
+  Result<Ok> flush() override {
+    if (!in_transaction_) return Ok{};
+    in_transaction_ = false;
+    return exec("COMMIT");
+  }
+
+  std::set<UnitKey> finished() override {
+    std::set<UnitKey> units;
+    Statement s(db_, "SELECT task_id, protocol, seed FROM debates");
+    if (!s) return units;
+    while (s.step() == SQLITE_ROW) units.insert(UnitKey{s.text(0), s.text(1), from_sql(s.integer(2))});
+    return units;
+  }
+
+  Result<std::vector<Transcript>> load_all() override {
+    Statement s(db_, "SELECT transcript FROM debates ORDER BY protocol, task_id, seed");
+    if (!s) return failure("prepare");
+    std::vector<Transcript> transcripts;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      auto t = transcript_from_json(s.text(0));
+      if (!t) return Error{fmt::format("{}: {}", path_, t.error().message)};
+      transcripts.push_back(std::move(*t));
+    }
+    if (rc != SQLITE_DONE) return failure("read debates");
+    return transcripts;
+  }
+
+  std::int64_t count() override {
+    Statement s(db_, "SELECT COUNT(*) FROM debates");
+    if (!s || s.step() != SQLITE_ROW) return 0;
+    return s.integer(0);
+  }
+
+ private:
+  Result<Ok> exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+      Error error{fmt::format("{}: {}", path_, message ? message : sqlite3_errmsg(db_))};
+      sqlite3_free(message);
+      return error;
+    }
+    return Ok{};
+  }
+  Error failure(const char* what) const { return Error{fmt::format("{}: {}: {}", path_, what, sqlite3_errmsg(db_))}; }
+
+  sqlite3* db_;
+  std::string path_;
+  bool in_transaction_ = false;
+  int pending_ = 0;
+  std::chrono::steady_clock::time_point transaction_started_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Error error{fmt::format("{}: cannot open store: {}", path.string(), db ? sqlite3_errmsg(db) : sqlite3_errstr(rc))};
+    sqlite3_close_v2(db);
+    return error;
+  }
+  auto store = std::make_unique<SqliteStore>(db, path.string());
+  if (auto ok = store->init(); !ok) return ok.error();
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace parley

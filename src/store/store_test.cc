@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "parley/store.h"
+
+namespace parley {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("parley-store-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path db() const { return dir_ / "results.sqlite"; }
+
+  static Transcript unit(const std::string& task, const std::string& protocol, std::uint64_t seed) {
+    Transcript t;
+    t.task_id = task;
+    t.protocol = protocol;
+    t.seed = seed;
+    t.gold = "A";
+    t.final_answer = "A";
+    t.correct = true;
+    MessageRecord m;
+    m.agent = "a1";
+    m.role = "answer";
+    m.text = "Answer: A";
+    m.answer = "A";
+    m.prompt_tokens = 10;
+    t.messages.push_back(m);
+    return t;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store) << store.error().message;
+    ASSERT_TRUE((*store)->put(unit("q2", "single", 1)));
+    ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+    ASSERT_TRUE((*store)->put(unit("q1", "debate", 2)));
+    ASSERT_TRUE((*store)->set_meta("fingerprint", "abc"));
+    ASSERT_TRUE((*store)->flush());
+  }
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  EXPECT_EQ((*store)->count(), 3);
+  EXPECT_EQ((*store)->meta("fingerprint"), "abc");
+  EXPECT_EQ((*store)->meta("schema_version"), "1");
+  EXPECT_FALSE((*store)->meta("absent"));
+  const auto finished = (*store)->finished();
+  EXPECT_EQ(finished.size(), 3u);
+  EXPECT_TRUE(finished.count(UnitKey{"q1", "debate", 2}));
+  auto all = (*store)->load_all();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 3u);
+  // Ordered by (protocol, task_id, seed).
+  EXPECT_EQ((*all)[0].protocol, "debate");
+  EXPECT_EQ((*all)[1].task_id, "q1");
+  EXPECT_EQ((*all)[2].task_id, "q2");
+  EXPECT_EQ((*all)[2].messages[0].prompt_tokens, 10);
+}
+
+TEST_F(StoreTest, DuplicateUnitIsAnError) {
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+  auto again = (*store)->put(unit("q1", "single", 1));
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("already stored"), std::string::npos);
+  // The failed insert does not lose the open batch.
+  ASSERT_TRUE((*store)->put(unit("q1", "single", 2)));
+  ASSERT_TRUE((*store)->flush());
+  EXPECT_EQ((*store)->count(), 2);
+}
+
+TEST_F(StoreTest, KillLosesOnlyTheOpenBatch) {
+  // A child process puts 64 + 10 debates and dies without flushing: the first full batch of
+  // 64 was committed, the 10 in the open transaction are gone.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = Store::open(db());
+    if (!store) ::_exit(3);
+    for (int i = 0; i < 74; ++i)
+      if (!(*store)->put(unit("q" + std::to_string(i), "single", 1))) ::_exit(4);
+    ::_exit(0);  // no destructor, no flush: like SIGKILL
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  auto store = Store::open(db());
+  ASSERT_TRUE(store) << store.error().message;
+  EXPECT_EQ((*store)->count(), 64);
+}
+
+TEST_F(StoreTest, SchemaVersionMismatchIsRefused) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->set_meta("schema_version", "99"));
+  }
+  auto store = Store::open(db());
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().message.find("schema version 99"), std::string::npos);
+}
+
+TEST_F(StoreTest, NotADatabaseIsAnError) {
+  std::ofstream(db()) << "this is not sqlite, just text that is long enough to have a header...........";
+  auto store = Store::open(db());
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().message.find(db().string()), std::string::npos);
+}
+
+TEST_F(StoreTest, MissingDirectoryIsAnError) {
+  auto store = Store::open(dir_ / "no" / "such" / "dir" / "results.sqlite");
+  EXPECT_FALSE(store);
+}
+
+}  // namespace
+}  // namespace parley

@@ -50,9 +50,8 @@ Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
 
   std::vector<Answer> answers;
   for (const auto& turn : latest) answers.push_back(turn.answer);
-  const VoteResult vote = majority_vote(answers);
-  debate.event(rounds_, "vote", std::to_string(vote.votes) + " of " + std::to_string(vote.voters) + " for " +
-                                     vote.winner.value_or("(none)"));
+  const VoteResult vote = majority_vote(answers, debate.task().answer_type);
+  debate.event(rounds_, "vote", describe(vote));
   co_return vote.winner;
 }
 

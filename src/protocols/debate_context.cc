@@ -177,7 +177,7 @@ Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {
       // A debate stopped by its budget answers with the vote over what it has so far.
       std::vector<Answer> latest;
       for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);
-      final_answer = majority_vote(latest).winner;
+      final_answer = majority_vote(latest, debate.task().answer_type).winner;
       transcript.events.push_back({0, "budget", halt->reason});
     }
   }

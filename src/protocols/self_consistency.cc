@@ -22,9 +22,8 @@ class SelfConsistency final : public Protocol {
     }
     std::vector<Answer> answers;
     for (auto& turn : co_await when_all(std::move(calls))) answers.push_back(turn.answer);
-    const VoteResult vote = majority_vote(answers);
-    debate.event(0, "vote", std::to_string(vote.votes) + " of " + std::to_string(vote.voters) + " for " +
-                                vote.winner.value_or("(none)"));
+    const VoteResult vote = majority_vote(answers, debate.task().answer_type);
+    debate.event(0, "vote", describe(vote));
     co_return vote.winner;
   }
 

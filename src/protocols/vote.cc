@@ -4,35 +4,44 @@
 
 namespace parley {
 
-VoteResult majority_vote(const std::vector<Answer>& answers) {
+VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   struct Tally {
     int votes = 0;
     double confidence = 0.0;
     std::size_t first = 0;
+    std::string spelling;  // the first voter's form of the answer
   };
   std::map<std::string, Tally> tallies;
   VoteResult result;
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].value) continue;
-    auto [it, inserted] = tallies.try_emplace(*answers[i].value);
-    if (inserted) it->second.first = i;
+    const std::string& value = *answers[i].value;
+    auto [it, inserted] = tallies.try_emplace(type == AnswerType::kText ? normalize_text(value) : value);
+    if (inserted) {
+      it->second.first = i;
+      it->second.spelling = value;
+    }
     ++it->second.votes;
     it->second.confidence += answers[i].confidence.value_or(0.0);
     ++result.voters;
   }
   const Tally* best = nullptr;
-  for (const auto& [answer, tally] : tallies) {
+  for (const auto& [key, tally] : tallies) {
     const bool better = best == nullptr || tally.votes > best->votes ||
                         (tally.votes == best->votes &&
                          (tally.confidence > best->confidence ||
                           (tally.confidence == best->confidence && tally.first < best->first)));
     if (better) {
       best = &tally;
-      result.winner = answer;
+      result.winner = tally.spelling;
       result.votes = tally.votes;
     }
   }
   return result;
+}
+
+std::string describe(const VoteResult& vote) {
+  return std::to_string(vote.votes) + " of " + std::to_string(vote.voters) + " for " + vote.winner.value_or("(none)");
 }
 
 }  // namespace parley

@@ -17,7 +17,12 @@ struct VoteResult {
 };
 
 // Plurality over parsed answers. Ties go to the answer with the larger summed self-reported
-// confidence, then to the one that appears first (documented in docs/protocols.md).
-VoteResult majority_vote(const std::vector<Answer>& answers);
+// confidence, then to the one that appears first (documented in docs/protocols.md). Free-text
+// answers are grouped by normalize_text ("Paris." and "paris" are one vote); the winner is
+// spelled as its first voter wrote it.
+VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type = AnswerType::kChoice);
+
+// "2 of 3 for B": the detail of a protocol's "vote" event.
+std::string describe(const VoteResult& vote);
 
 }  // namespace parley

@@ -40,3 +40,21 @@ TEST(MajorityVote, FullTieGoesToFirstAppearance) {
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+TEST(MajorityVote, FreeTextGroupsByNormalisedForm) {
+  auto text = [](std::string v) { return Answer{std::move(v), std::nullopt, {}}; };
+  const auto vote = majority_vote({text("Paris."), text("Lyon"), text("the paris")}, AnswerType::kText);
+  EXPECT_EQ(vote.winner, "Paris.");  // spelled as its first voter wrote it
+  EXPECT_EQ(vote.votes, 2);
+  EXPECT_EQ(describe(vote), "2 of 3 for Paris.");
+  // Numbers are never merged by text normalisation: "-3" and "3" differ.
+  const auto numbers = majority_vote({text("-3"), text("3"), text("3")}, AnswerType::kNumber);
+  EXPECT_EQ(numbers.winner, "3");
+  EXPECT_EQ(numbers.votes, 2);
+}
+
+}  // namespace
+}  // namespace parley

@@ -13,8 +13,6 @@ packages=(
   libsqlite3-dev         # result store
   libfmt-dev             # formatting
   libgtest-dev libgmock-dev   # tests
-  libcpp-httplib-dev     # loopback OpenAI-compatible server in tests and benchmarks
-  libbenchmark-dev       # micro-benchmarks
 )
 
 missing=()

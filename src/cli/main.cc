@@ -1,3 +1,165 @@
+// parley command line: run, report, protocols. Uses only the public API in include/parley/.
+// Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 130 interrupted.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/progress.h"
+#include "parley/config.h"
+#include "parley/protocol.h"
+#include "parley/report.h"
+#include "parley/runner.h"
 #include "parley/version.h"
-int main() { std::puts("parley " PARLEY_VERSION); return 0; }
+
+namespace parley::cli {
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+std::atomic<int> g_interrupts{0};  // lock-free, so safe in a signal handler
+
+void on_sigint(int) {
+  if (++g_interrupts >= 2) _exit(kExitInterrupted);  // second Ctrl-C: stop now; the store stays consistent
+  request_stop();
+}
+
+std::string default_out_dir(const std::string& experiment) {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  return fmt::format("runs/{}-{}", experiment, stamp);
+}
+
+struct RunArgs {
+  std::string experiment;
+  std::string out;
+  std::vector<std::string> overrides;
+  bool resume = false;
+  std::string cache;
+  bool quiet = false;
+};
+
+int command_run(const RunArgs& args) {
+  auto config = load_experiment(args.experiment, args.overrides);
+  if (!config) {
+    fmt::print(stderr, "parley: {}\n", config.error().message);
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.out_dir = args.out.empty() ? default_out_dir(config->name) : args.out;
+  options.resume = args.resume;
+  if (!args.cache.empty()) options.cache_dir = args.cache;
+  ProgressBar bar(!args.quiet);
+  options.on_progress = [&bar](const RunProgress& p) { bar.update(p); };
+
+  std::signal(SIGINT, on_sigint);
+  auto outcome = run_experiment(*config, options);
+  bar.finish();
+  if (!outcome) {
+    fmt::print(stderr, "parley: {}\n", outcome.error().message);
+    return kExitUsage;
+  }
+  for (const auto& issue : outcome->dataset_issues) {
+    fmt::print(stderr, "parley: {}:{}: skipped row: {}\n", config->dataset.path.string(), issue.line, issue.message);
+  }
+  if (args.quiet) return outcome->interrupted ? kExitInterrupted : 0;
+  std::cout << render_table(outcome->summary);
+  fmt::print("\n{} debates run, {} resumed from the store; outputs in {}\n", outcome->progress.done,
+             outcome->progress.skipped, options.out_dir.string());
+  if (outcome->interrupted) {
+    fmt::print(stderr, "parley: interrupted; continue with: parley run {} --out {} --resume\n", args.experiment,
+               options.out_dir.string());
+    return kExitInterrupted;
+  }
+  return 0;
+}
+
+int command_report(const std::string& dir, bool json) {
+  auto summary = summarize_run(dir);
+  if (!summary) {
+    fmt::print(stderr, "parley: {}\n", summary.error().message);
+    return kExitUsage;
+  }
+  std::cout << (json ? summary_to_json(*summary) + "\n" : render_table(*summary));
+  return 0;
+}
+
+const char* kind_name(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::kBool: return "bool";
+    case ParamKind::kInt: return "int";
+    case ParamKind::kDouble: return "number";
+    case ParamKind::kString: return "string";
+  }
+  return "?";
+}
+
+int command_protocols() {
+  for (const auto& info : protocol_registry()) {
+    fmt::print("{:<18} {}\n{:<18} paper: {}\n", info.name, info.title, "", info.paper);
+    for (const auto& spec : info.params) {
+      std::string value;
+      std::visit([&](const auto& v) { value = fmt::format("{}", v); }, spec.default_value);
+      fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
+    }
+  }
+  return 0;
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"parley — multi-agent LLM debate engine"};
+  app.set_version_flag("--version", std::string("parley ") + PARLEY_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "Run an experiment: tasks x protocols x seeds, then print the comparison table");
+  run->add_option("experiment", run_args.experiment, "Experiment file (YAML)")->required();
+  run->add_option("--out", run_args.out, "Output directory (default: runs/<name>-<timestamp>)");
+  run->add_option("--set", run_args.overrides, "Override a key of the experiment file, e.g. --set dataset.limit=10")
+      ->take_all();
+  run->add_flag("--resume", run_args.resume, "Continue the run in --out, skipping finished debates");
+  run->add_option("--cache", run_args.cache, "Record/replay cache directory for LLM responses");
+  run->add_flag("--quiet", run_args.quiet, "No progress bar and no table (outputs are still written)");
+
+  std::string report_dir;
+  bool report_json = false;
+  auto* report = app.add_subcommand("report", "Print the comparison table of a finished (or partial) run");
+  report->add_option("dir", report_dir, "Run directory (holds results.sqlite)")->required();
+  report->add_flag("--json", report_json, "Print summary.json instead of the table");
+
+  auto* protocols = app.add_subcommand("protocols", "List the protocols with their parameters and defaults");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (run->parsed()) return command_run(run_args);
+  if (report->parsed()) return command_report(report_dir, report_json);
+  if (protocols->parsed()) return command_protocols();
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace parley::cli
+
+int main(int argc, char** argv) {
+  try {
+    return parley::cli::main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    // Reaching here is a bug; say so plainly rather than aborting.
+    std::fprintf(stderr, "parley: internal error: %s\n", e.what());
+    return 1;
+  }
+}

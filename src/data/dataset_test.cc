@@ -99,14 +99,12 @@ TEST(ParseDatasetFormat, KnowsTheFourNames) {
 }
 
 std::filesystem::path shared_data(const char* relative) {
-  const char* source = std::getenv("PARLEY_SOURCE_DIR");
-  if (source == nullptr) return {};
+  const char* source = PARLEY_SOURCE_DIR;  // compiled in by parley_test()
   return std::filesystem::path(source) / ".." / "shared" / "data" / relative;
 }
 
 TEST(ExampleData, ProjectSamplesLoadCleanly) {
-  const char* source = std::getenv("PARLEY_SOURCE_DIR");
-  if (source == nullptr) GTEST_SKIP() << "PARLEY_SOURCE_DIR not set";
+  const char* source = PARLEY_SOURCE_DIR;  // compiled in by parley_test()
   const std::filesystem::path examples = std::filesystem::path(source) / "examples" / "data";
 
   auto math = load_dataset(examples / "math-sample.jsonl");

@@ -104,6 +104,10 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
     *budget_remaining_ -= reservation;
   }
 
+  // The record takes its place in the transcript when the call is issued, so transcripts list
+  // calls in issue order whatever order the replies arrive in (a replayed run is identical).
+  const std::size_t slot = transcript_.messages.size();
+  transcript_.messages.push_back(MessageRecord{});
   ChatResult result = co_await agent.client->chat(std::move(request));
 
   MessageRecord record;
@@ -114,7 +118,7 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
     if (budget_remaining_) *budget_remaining_ += reservation;
     record.attempts = error->attempts;
     record.error = fmt::format("{}: {}", call_error_kind_name(error->kind), error->message);
-    transcript_.messages.push_back(record);
+    transcript_.messages[slot] = record;
     throw DebateHalt{DebateStatus::kFailed,
                      fmt::format("{}'s {} call in round {} failed after {} attempt(s): {}", agent.name, turn,
                                  info.round, error->attempts, *record.error)};
@@ -138,7 +142,7 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
     record.min_token_logprob = response.logprobs->min_token_logprob;
     record.perplexity = response.logprobs->perplexity;
   }
-  transcript_.messages.push_back(std::move(record));
+  transcript_.messages[slot] = std::move(record);
   if (budget_remaining_ && *budget_remaining_ < 0) {
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));

@@ -1,5 +1,7 @@
 #include "runner/backends.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "parley/simulator.h"
@@ -20,6 +22,14 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
       client = std::move(*made);
       backends.simulated = true;
     } else {
+      const std::string& key_variable = model.endpoint.api_key_env;
+      if (!key_variable.empty()) {
+        const char* key = std::getenv(key_variable.c_str());
+        if (key == nullptr || *key == '\0') {
+          return Error{fmt::format("model {}: api_key_env names {}, which is not set in the environment", model.name,
+                                   key_variable)};
+        }
+      }
       if (!backends.transport) {
         backends.transport = make_curl_transport(loop);
         loop.set_io(backends.transport.get());

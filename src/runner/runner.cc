@@ -87,6 +87,11 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   if (!dataset) return dataset.error();
   outcome.dataset_issues = dataset->issues;
 
+  // Backends before the output directory: a missing API key must not leave an empty run behind.
+  EventLoop loop;
+  auto backends = make_backends(loop, config, options.cache_dir);
+  if (!backends) return backends.error();
+
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create output directory: {}", options.out_dir.string(), ec.message())};
@@ -106,10 +111,6 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
                                options.out_dir.string())};
     }
   }
-
-  EventLoop loop;
-  auto backends = make_backends(loop, config, options.cache_dir);
-  if (!backends) return backends.error();
 
   std::string order;
   for (const auto& p : config.protocols) order += (order.empty() ? "" : "\n") + p.label;

@@ -11,17 +11,10 @@
 
 namespace parley::testing {
 
-std::filesystem::path parley_binary() {
-  const char* p = std::getenv("PARLEY_BINARY");
-  if (p == nullptr) throw std::runtime_error("PARLEY_BINARY is not set (run the tests through ctest)");
-  return p;
-}
+// Both paths are compiled in by tests/integration/CMakeLists.txt.
+std::filesystem::path parley_binary() { return PARLEY_BINARY; }
 
-std::filesystem::path source_dir() {
-  const char* p = std::getenv("PARLEY_SOURCE_DIR");
-  if (p == nullptr) throw std::runtime_error("PARLEY_SOURCE_DIR is not set (run the tests through ctest)");
-  return p;
-}
+std::filesystem::path source_dir() { return PARLEY_SOURCE_DIR; }
 
 std::filesystem::path scratch_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("parley-it-" + std::to_string(::getpid()) + "-" + name);

@@ -14,8 +14,8 @@ struct CommandResult {
   std::string err;
 };
 
-std::filesystem::path parley_binary();      // $PARLEY_BINARY
-std::filesystem::path source_dir();         // $PARLEY_SOURCE_DIR
+std::filesystem::path parley_binary();      // the parley executable of this build
+std::filesystem::path source_dir();         // the source tree
 std::filesystem::path scratch_dir(const std::string& name);  // fresh, empty
 
 // Runs `parley args...` with the working directory `cwd`, stdin from /dev/null.

@@ -47,7 +47,7 @@ TEST(Cli, ConfigErrorIsOneLineWithExitCode2) {
   const auto r = run_parley({"run", "bad.yaml", "--out", "out"}, dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find("bad.yaml:9: concurency: unknown key"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:11: concurency: unknown key"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 
   const auto missing = run_parley({"run", "nope.yaml"}, dir);

@@ -165,12 +165,22 @@ FakeResponse answer_reply(const FakeRequest& request) {
     if (role != message.end() && *role == "user") question = std::move(text);
   }
 
-  // Offered options are "(A)", "(B)", ... counted from A while consecutive.
+  // Offered options are "(A)", "(B)", ... or lines "A. ...", "B. ...", counted from A while
+  // consecutive, in any user message (later debate turns quote peers, not the options).
+  auto offers = [&](char letter) {
+    for (const json& message : chat["messages"]) {
+      if (!message.is_object()) continue;
+      auto role = message.find("role");
+      if (role == message.end() || *role != "user") continue;
+      const std::string text = message_text(message);
+      if (text.find(std::string{'(', letter, ')'}) != std::string::npos ||
+          text.find(std::string{'\n', letter, '.', ' '}) != std::string::npos)
+        return true;
+    }
+    return false;
+  };
   int options = 0;
-  while (options < 4 &&
-         question.find(std::string{'(', static_cast<char>('A' + options), ')'}) != std::string::npos) {
-    ++options;
-  }
+  while (options < 4 && offers(static_cast<char>('A' + options))) ++options;
   std::uint64_t hash = fnv1a(question);
   std::string answer =
       options > 0 ? std::string(1, static_cast<char>('A' + hash % static_cast<std::uint64_t>(options)))

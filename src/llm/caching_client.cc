@@ -1,0 +1,209 @@
+// CachingClient: record/replay of successful responses on disk, keyed by cache_key(request).
+// The file format is documented in docs/formats.md ("Record/replay cache").
+
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hash.h"
+#include "parley/llm_client.h"
+
+namespace parley {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kFormat = "parley-cache-v1";
+
+// Length-prefixed fields, so no choice of contents can make two requests serialise alike.
+class Canonical {
+ public:
+  explicit Canonical(std::string_view format) { text_ += format; }
+  void add(std::string_view name, std::string_view value) {
+    text_ += '\n';
+    text_ += name;
+    text_ += '=';
+    text_ += std::to_string(value.size());
+    text_ += ':';
+    text_ += value;
+  }
+  void add(std::string_view name, double value) {
+    char buffer[64];
+    auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;  // shortest exact form
+    add(name, std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
+  }
+  void add(std::string_view name, std::int64_t value) { add(name, std::string_view(std::to_string(value))); }
+  void add(std::string_view name, std::uint64_t value) { add(name, std::string_view(std::to_string(value))); }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+// JSON has no infinities (a perplexity can overflow); keep them as strings so replay is exact.
+json encode_double(double value) {
+  if (std::isfinite(value)) return value;
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+double decode_double(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  const auto text = value.get<std::string>();  // throws on anything else: a corrupt entry
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument("not a number");
+}
+
+json encode_response(const std::string& key, const ChatResponse& response) {
+  json usage = {{"prompt_tokens", response.usage.prompt_tokens},
+                {"completion_tokens", response.usage.completion_tokens},
+                {"cached_tokens", response.usage.cached_tokens},
+                {"estimated", response.usage.estimated}};
+  json logprobs = nullptr;
+  if (response.logprobs) {
+    logprobs = {{"min_token_logprob", encode_double(response.logprobs->min_token_logprob)},
+                {"perplexity", encode_double(response.logprobs->perplexity)},
+                {"tokens", response.logprobs->tokens}};
+  }
+  return {{"format", kFormat},
+          {"key", key},
+          {"response",
+           {{"text", response.text},
+            {"reasoning", response.reasoning},
+            {"finish_reason", response.finish_reason},
+            {"usage", std::move(usage)},
+            {"logprobs", std::move(logprobs)},
+            {"latency_ms", encode_double(response.latency_ms)},
+            {"attempts", response.attempts}}}};
+}
+
+// Throws (json type errors, invalid_argument) when the entry is not a complete record of `key`.
+ChatResponse decode_response(const json& entry, const std::string& key) {
+  if (entry.at("format").get<std::string>() != kFormat || entry.at("key").get<std::string>() != key)
+    throw std::invalid_argument("another entry");
+  const json& r = entry.at("response");
+  ChatResponse response;
+  response.text = r.at("text").get<std::string>();
+  response.reasoning = r.at("reasoning").get<std::string>();
+  response.finish_reason = r.at("finish_reason").get<std::string>();
+  const json& usage = r.at("usage");
+  response.usage.prompt_tokens = usage.at("prompt_tokens").get<std::int64_t>();
+  response.usage.completion_tokens = usage.at("completion_tokens").get<std::int64_t>();
+  response.usage.cached_tokens = usage.at("cached_tokens").get<std::int64_t>();
+  response.usage.estimated = usage.at("estimated").get<bool>();
+  const json& logprobs = r.at("logprobs");
+  if (!logprobs.is_null()) {
+    LogprobStats stats;
+    stats.min_token_logprob = decode_double(logprobs.at("min_token_logprob"));
+    stats.perplexity = decode_double(logprobs.at("perplexity"));
+    stats.tokens = logprobs.at("tokens").get<int>();
+    response.logprobs = stats;
+  }
+  response.latency_ms = decode_double(r.at("latency_ms"));
+  response.attempts = r.at("attempts").get<int>();
+  return response;
+}
+
+class CachingClient final : public LlmClient {
+ public:
+  CachingClient(std::unique_ptr<LlmClient> inner, std::filesystem::path dir)
+      : inner_(std::move(inner)), dir_(std::move(dir)) {}
+
+  bool simulated() const override { return inner_->simulated(); }
+
+  Async<ChatResult> chat(ChatRequest request) override {
+    const std::string key = cache_key(request);
+    const std::filesystem::path path = dir_ / key.substr(0, 2) / (key + ".json");
+    if (auto recorded = read_entry(path, key)) co_return std::move(*recorded);
+    ChatResult result = co_await inner_->chat(std::move(request));
+    if (const auto* response = std::get_if<ChatResponse>(&result)) write_entry(path, key, *response);
+    co_return std::move(result);
+  }
+
+ private:
+  // Any problem reading the entry makes it a miss; the fresh response then replaces it.
+  static std::optional<ChatResponse> read_entry(const std::filesystem::path& path, const std::string& key) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return std::nullopt;
+    json entry = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (entry.is_discarded()) return std::nullopt;
+    try {
+      return decode_response(entry, key);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+
+  // Best effort: a cache that cannot be written must not fail the call. The temporary file
+  // sits in the entry's directory so that rename() is atomic (same file system).
+  static void write_entry(const std::filesystem::path& path, const std::string& key, const ChatResponse& response) {
+    static std::atomic<std::uint64_t> counter{0};
+    std::error_code error;
+    std::filesystem::create_directories(path.parent_path(), error);
+    if (error) return;
+    const std::filesystem::path temporary =
+        path.parent_path() /
+        ("." + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)));
+    try {
+      const std::string text = encode_response(key, response).dump(-1, ' ', false, json::error_handler_t::replace);
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      out << text << '\n';
+      out.close();
+      if (!out) throw std::runtime_error("write failed");
+      std::filesystem::rename(temporary, path, error);
+      if (error) throw std::runtime_error("rename failed");
+    } catch (const std::exception&) {
+      std::filesystem::remove(temporary, error);
+    }
+  }
+
+  std::unique_ptr<LlmClient> inner_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace
+
+std::string cache_key(const ChatRequest& request) {
+  Canonical canonical(kFormat);
+  canonical.add("model", request.model);
+  canonical.add("messages", static_cast<std::uint64_t>(request.messages.size()));
+  for (const auto& message : request.messages) {
+    canonical.add("role", message.role);
+    canonical.add("content", message.content);
+  }
+  const Sampling& sampling = request.sampling;
+  canonical.add("temperature", sampling.temperature);
+  canonical.add("top_p", sampling.top_p);
+  canonical.add("max_tokens", static_cast<std::int64_t>(sampling.max_tokens));
+  canonical.add("seed", sampling.seed ? std::to_string(*sampling.seed) : std::string("none"));
+  canonical.add("logprobs", std::string_view(sampling.logprobs ? "true" : "false"));
+  canonical.add("agent", request.note.agent);
+  canonical.add("sample", static_cast<std::int64_t>(request.note.sample));
+  canonical.add("debate_seed", request.note.seed);
+  return hash_hex128(canonical.text());
+}
+
+std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner, std::filesystem::path dir) {
+  return std::make_unique<CachingClient>(std::move(inner), std::move(dir));
+}
+
+}  // namespace parley

@@ -1,0 +1,411 @@
+// CurlTransport: HTTP POSTs on libcurl multi handles, driven from the EventLoop thread.
+// curl tells us which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when its next timeout is
+// due (CURLMOPT_TIMERFUNCTION); we keep those sockets in our own epoll set and hand curl only
+// the sockets that are ready, so a wake-up costs O(active sockets), not O(transfers in flight).
+// Easy handles are pooled and the connection caches are large, so connections stay alive.
+
+#include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <coroutine>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "parley/llm_client.h"
+#include "parley/version.h"
+
+namespace parley {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Thousands of concurrent connections need thousands of descriptors; the default soft limit
+// (often 1024) is far below the hard limit.
+rlim_t raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    // RLIM_INFINITY is refused for NOFILE (the kernel caps it at nr_open); try a large value.
+    if (raised.rlim_cur == RLIM_INFINITY) raised.rlim_cur = 1 << 20;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur;
+}
+
+rlim_t init_process_once() {
+  static std::once_flag once;
+  static rlim_t open_file_limit = 1024;
+  std::call_once(once, [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    open_file_limit = raise_open_file_limit();
+  });
+  return open_file_limit;
+}
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) out.push_back(static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// "Retry-After: 2" (seconds form); the HTTP-date form is ignored.
+std::optional<double> parse_retry_after(std::string_view line) {
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() < kName.size()) return std::nullopt;
+  for (std::size_t i = 0; i < kName.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(line[i])) != kName[i]) return std::nullopt;
+  }
+  std::string value(line.substr(kName.size()));
+  char* end = nullptr;
+  const double seconds = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || !std::isfinite(seconds) || seconds < 0) return std::nullopt;
+  for (; *end != '\0'; ++end) {
+    if (!std::isspace(static_cast<unsigned char>(*end))) return std::nullopt;
+  }
+  return seconds;
+}
+
+class CurlTransport;
+
+// One libcurl multi handle and its next timeout. See CurlTransport for why there are several.
+struct Shard {
+  CurlTransport* owner = nullptr;
+  std::uint32_t index = 0;
+  CURLM* multi = nullptr;
+  std::optional<Clock::time_point> deadline;  // from CURLMOPT_TIMERFUNCTION
+  std::size_t in_flight = 0;
+};
+
+// One POST in flight. Lives in the awaiting coroutine's frame; curl reaches it via
+// CURLOPT_PRIVATE and the callbacks' user data.
+struct Transfer {
+  Shard* shard = nullptr;  // set while curl holds the easy handle
+  CURL* easy = nullptr;
+  HttpRequest request;
+  HttpResponse response;
+  curl_slist* headers = nullptr;
+  std::coroutine_handle<> waiter;
+  Clock::time_point started;
+  char error[CURL_ERROR_SIZE] = {};
+
+  Transfer() = default;
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+  ~Transfer();
+};
+
+// Transfers are spread over a few multi handles. libcurl 7.x walks a multi's whole connection
+// cache when it picks a connection and again when it removes a finished handle, so with one
+// multi the cost per request grows with the number of connections (10,000 in flight made it
+// quadratic). Each shard has its own cache; a new transfer goes to the least busy shard
+// (the first on ties, so sequential requests keep reusing one connection).
+class CurlTransport final : public HttpTransport {
+ public:
+  static constexpr std::uint32_t kShards = 8;
+
+  explicit CurlTransport(EventLoop& loop) : loop_(loop) {
+    const rlim_t open_files = init_process_once();
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
+    // Keep every connection we opened for reuse (curl's default cache is tiny), leaving
+    // descriptors to spare; per-host limits are the clients' semaphores, not curl's.
+    const long spare = 512;
+    const long max_connects =
+        std::clamp(static_cast<long>(std::min<rlim_t>(open_files, 1 << 20)) - spare, 512L, 16384L) / kShards;
+    for (std::uint32_t i = 0; i < kShards; ++i) {
+      auto shard = std::make_unique<Shard>();
+      shard->owner = this;
+      shard->index = i;
+      shard->multi = curl_multi_init();
+      if (shard->multi == nullptr) {
+        cleanup();
+        throw std::runtime_error("curl_multi_init failed");
+      }
+      curl_multi_setopt(shard->multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::on_socket);
+      curl_multi_setopt(shard->multi, CURLMOPT_SOCKETDATA, shard.get());
+      curl_multi_setopt(shard->multi, CURLMOPT_TIMERFUNCTION, &CurlTransport::on_timer);
+      curl_multi_setopt(shard->multi, CURLMOPT_TIMERDATA, shard.get());
+      curl_multi_setopt(shard->multi, CURLMOPT_MAXCONNECTS, max_connects);
+      shards_.push_back(std::move(shard));
+    }
+  }
+
+  ~CurlTransport() override { cleanup(); }
+
+  CurlTransport(const CurlTransport&) = delete;
+  CurlTransport& operator=(const CurlTransport&) = delete;
+
+  Async<HttpResponse> post(HttpRequest request) override {
+    Transfer transfer;
+    transfer.request = std::move(request);
+    co_await Start{this, &transfer};
+    co_return std::move(transfer.response);
+  }
+
+  std::size_t in_flight() const override { return active_.size(); }
+  bool busy() const override { return !active_.empty(); }
+
+  void poll(std::chrono::milliseconds max_wait) override {
+    auto wait = std::max(max_wait, std::chrono::milliseconds(0));
+    const auto now = Clock::now();
+    for (const auto& shard : shards_) {
+      if (!shard->deadline) continue;
+      // Round up: waking before curl's deadline would only spin.
+      auto until = std::chrono::ceil<std::chrono::milliseconds>(*shard->deadline - now);
+      wait = std::clamp(until, std::chrono::milliseconds(0), wait);
+    }
+    const int ready = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
+                                 static_cast<int>(wait.count()));
+    int running = 0;
+    for (int i = 0; i < ready; ++i) {
+      const epoll_event& event = events_[static_cast<std::size_t>(i)];
+      int flags = 0;
+      // On error or hang-up let curl try both directions so it sees the real socket error.
+      if (event.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+      if (event.events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_OUT;
+      Shard& shard = *shards_[event.data.u64 >> 32];
+      curl_multi_socket_action(shard.multi, static_cast<curl_socket_t>(event.data.u64 & 0xffffffffU), flags,
+                               &running);
+    }
+    for (const auto& shard : shards_) {
+      if (shard->deadline && Clock::now() >= *shard->deadline) {
+        shard->deadline.reset();  // before the call: curl may set a new one from inside it
+        curl_multi_socket_action(shard->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+      }
+      if (shard->in_flight > 0) finish_completed(*shard);
+    }
+  }
+
+  // The coroutine frame holding `transfer` is being destroyed while curl still has it.
+  void abandon(Transfer& transfer) {
+    curl_multi_remove_handle(transfer.shard->multi, transfer.easy);
+    release_easy(transfer.easy);
+    --transfer.shard->in_flight;
+    transfer.easy = nullptr;
+    transfer.shard = nullptr;
+    active_.erase(&transfer);
+  }
+
+ private:
+  struct Start {
+    CurlTransport* transport;
+    Transfer* transfer;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> waiter) {
+      transfer->waiter = waiter;
+      return transport->start(*transfer);
+    }
+    void await_resume() const noexcept {}
+  };
+
+  void cleanup() {
+    for (Transfer* transfer : active_) {
+      curl_multi_remove_handle(transfer->shard->multi, transfer->easy);
+      curl_easy_cleanup(transfer->easy);
+      transfer->easy = nullptr;
+      transfer->shard = nullptr;
+    }
+    active_.clear();
+    for (CURL* easy : idle_) curl_easy_cleanup(easy);
+    idle_.clear();
+    for (const auto& shard : shards_) curl_multi_cleanup(shard->multi);
+    shards_.clear();
+    close(epoll_fd_);
+  }
+
+  Shard& least_busy_shard() {
+    Shard* best = shards_.front().get();
+    for (const auto& shard : shards_) {
+      if (shard->in_flight < best->in_flight) best = shard.get();
+    }
+    return *best;
+  }
+
+  // Hands the transfer to curl; false (with response.failure set) when that is impossible.
+  bool start(Transfer& transfer) {
+    transfer.started = Clock::now();
+    CURL* easy = acquire_easy();
+    if (easy == nullptr) return fail_to_start(transfer, "curl_easy_init failed");
+    const HttpRequest& request = transfer.request;
+    for (const auto& header : request.headers) append_header(transfer, header.c_str());
+    // Without this curl waits up to a second for "100 Continue" before sending larger bodies.
+    append_header(transfer, "Expect:");
+
+    curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.c_str());  // the frame keeps it alive
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.headers);
+    curl_easy_setopt(easy, CURLOPT_USERAGENT, "parley/" PARLEY_VERSION);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(request.timeout.count(), 0)));
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(std::max<long long>(request.connect_timeout.count(), 0)));
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &transfer);
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
+
+    Shard& shard = least_busy_shard();
+    const CURLMcode added = curl_multi_add_handle(shard.multi, easy);
+    if (added != CURLM_OK) {
+      release_easy(easy);
+      return fail_to_start(transfer, std::string("curl_multi_add_handle: ") + curl_multi_strerror(added));
+    }
+    transfer.easy = easy;
+    transfer.shard = &shard;
+    ++shard.in_flight;
+    active_.insert(&transfer);
+    return true;
+  }
+
+  static void append_header(Transfer& transfer, const char* header) {
+    curl_slist* appended = curl_slist_append(transfer.headers, header);
+    if (appended != nullptr) transfer.headers = appended;
+  }
+
+  static bool fail_to_start(Transfer& transfer, std::string message) {
+    transfer.response.failure = HttpResponse::Failure::kConnection;
+    transfer.response.failure_message = std::move(message);
+    return false;  // the awaiting coroutine continues at once
+  }
+
+  void finish_completed(Shard& shard) {
+    // Drain the queue first: curl_multi_remove_handle scans the unread messages, so removing
+    // while many remain queued would cost O(completions^2) per wake-up.
+    completed_.clear();
+    int queued = 0;
+    while (CURLMsg* message = curl_multi_info_read(shard.multi, &queued)) {
+      if (message->msg == CURLMSG_DONE) completed_.emplace_back(message->easy_handle, message->data.result);
+    }
+    for (const auto& [easy, result] : completed_) {
+      char* private_data = nullptr;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &private_data);
+      auto* transfer = reinterpret_cast<Transfer*>(private_data);
+      HttpResponse& response = transfer->response;
+      response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - transfer->started).count();
+      if (result == CURLE_OK) {
+        long status = 0;
+        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+        response.status = static_cast<int>(status);
+      } else {
+        // Only complete responses count; a status seen before a reset is not one.
+        response.status = 0;
+        response.retry_after_s.reset();
+        response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
+                                                              : HttpResponse::Failure::kConnection;
+        std::string detail = one_line(transfer->error);
+        response.failure_message = detail.empty() ? curl_easy_strerror(result)
+                                                  : std::string(curl_easy_strerror(result)) + ": " + detail;
+      }
+      curl_multi_remove_handle(shard.multi, easy);
+      release_easy(easy);
+      --shard.in_flight;
+      transfer->easy = nullptr;
+      transfer->shard = nullptr;
+      active_.erase(transfer);
+      loop_.post(transfer->waiter);
+    }
+  }
+
+  CURL* acquire_easy() {
+    if (idle_.empty()) return curl_easy_init();
+    CURL* easy = idle_.back();
+    idle_.pop_back();
+    return easy;
+  }
+
+  void release_easy(CURL* easy) {
+    curl_easy_reset(easy);  // forget options pointing into the finished transfer
+    idle_.push_back(easy);
+  }
+
+  static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    transfer->response.body.append(data, size * count);
+    return size * count;
+  }
+
+  static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    std::string_view line(data, size * count);
+    if (line.starts_with("HTTP/")) {
+      transfer->response.retry_after_s.reset();  // a new response (after a 1xx) starts over
+    } else if (auto seconds = parse_retry_after(line)) {
+      transfer->response.retry_after_s = seconds;
+    }
+    return size * count;
+  }
+
+  static int on_socket(CURL* /*easy*/, curl_socket_t socket, int what, void* user, void* socket_data) {
+    auto* shard = static_cast<Shard*>(user);
+    const int epoll_fd = shard->owner->epoll_fd_;
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, nullptr);  // may already be closed
+      return 0;
+    }
+    epoll_event event{};
+    event.data.u64 = (static_cast<std::uint64_t>(shard->index) << 32) | static_cast<std::uint32_t>(socket);
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) event.events |= EPOLLOUT;
+    // socket_data marks sockets already in the set; fall back if the kernel disagrees.
+    const bool known = socket_data != nullptr;
+    if (epoll_ctl(epoll_fd, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event) != 0) {
+      epoll_ctl(epoll_fd, known ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, socket, &event);
+    }
+    if (!known) curl_multi_assign(shard->multi, socket, shard);
+    return 0;
+  }
+
+  static int on_timer(CURLM* /*multi*/, long timeout_ms, void* user) {
+    auto* shard = static_cast<Shard*>(user);
+    if (timeout_ms < 0) {
+      shard->deadline.reset();
+    } else {
+      shard->deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+
+  EventLoop& loop_;
+  int epoll_fd_ = -1;
+  std::vector<std::unique_ptr<Shard>> shards_;  // stable addresses: curl holds them
+  std::unordered_set<Transfer*> active_;
+  std::vector<CURL*> idle_;
+  std::vector<std::pair<CURL*, CURLcode>> completed_;
+  std::array<epoll_event, 1024> events_{};
+};
+
+Transfer::~Transfer() {
+  if (shard != nullptr) shard->owner->abandon(*this);
+  curl_slist_free_all(headers);
+}
+
+}  // namespace
+
+std::unique_ptr<HttpTransport> make_curl_transport(EventLoop& loop) { return std::make_unique<CurlTransport>(loop); }
+
+}  // namespace parley

@@ -1,0 +1,204 @@
+// End-to-end runs of the parley binary against a scripted OpenAI-compatible server on
+// loopback, through the real HTTP client: injected faults, record/replay, API key hygiene.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "integration/cli_support.h"
+#include "support/fake_openai_server.h"
+
+namespace parley::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kTasks = 10;
+constexpr const char* kDoomed = "DOOMED";  // every request about this task gets HTTP 500
+
+void write_tasks(const std::filesystem::path& path) {
+  std::string rows;
+  for (int i = 1; i <= kTasks; ++i) {
+    const std::string question = i == 4 ? std::string(kDoomed) + " question" : "Question number " + std::to_string(i);
+    rows += Json{{"id", "t" + std::to_string(i)}, {"question", question}, {"options", {"w", "x", "y", "z"}},
+                 {"answer", "B"}}
+                .dump() +
+            "\n";
+  }
+  write_file(path, rows);
+}
+
+std::string experiment(const std::string& base_url, const std::string& extra_model_keys = "") {
+  return "models:\n"
+         "  - {name: local, backend: openai, base_url: \"" + base_url + "\", model: fake, max_concurrency: 16,\n"
+         "     timeout_s: 0.5, max_retries: 3, retry_base_delay_s: 0.01, retry_max_delay_s: 0.05" +
+         extra_model_keys + "}\n"
+         "agents:\n  - {name: a1, model: local}\n  - {name: a2, model: local, temperature: 0.3}\n"
+         "dataset: {path: tasks.jsonl}\n"
+         "protocols:\n  - {name: single}\n  - {name: self_consistency, samples: 3}\n"
+         "  - {name: debate, agents: 3, rounds: 2}\n"
+         "seeds: [1, 2]\n"
+         "concurrency: 32\n";
+}
+
+std::vector<Json> read_transcripts(const std::filesystem::path& dir) {
+  std::vector<Json> lines;
+  std::istringstream in(read_file(dir / "transcripts.jsonl"));
+  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
+  return lines;
+}
+
+TEST(HttpRun, InjectedFaultsEndEveryDebateCompletedOrFailedNoneLostNoneDuplicated) {
+  FaultPlan plan;
+  plan.every_500 = 7;
+  plan.every_429 = 11;
+  plan.retry_after_s = 1;
+  plan.every_slow = 13;
+  plan.slow_ms = 1500;  // past the 0.5 s timeout
+  plan.every_reset = 17;
+  plan.every_invalid_json = 19;
+  plan.every_empty_choices = 23;
+  plan.every_no_usage = 5;
+  const Handler faulty = faulty_handler(plan);
+  FakeOpenAiServer server([&faulty](const FakeRequest& request) {
+    if (request.body.find(kDoomed) != std::string::npos) return status_reply(500);
+    return faulty(request);
+  });
+
+  const auto dir = scratch_dir("http-faults");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url()));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("SIMULATED"), std::string::npos);
+
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_EQ(transcripts.size(), 3u * kTasks * 2);  // protocols × tasks × seeds
+  std::set<std::tuple<std::string, std::string, std::uint64_t>> units;
+  std::int64_t calls = 0, failed = 0, estimated = 0, retried = 0;
+  for (const auto& t : transcripts) {
+    units.insert({t["task_id"].get<std::string>(), t["protocol"].get<std::string>(), t["seed"].get<std::uint64_t>()});
+    const std::string status = t["status"];
+    ASSERT_TRUE(status == "completed" || status == "failed") << t.dump();
+    if (t["task_id"] == "t4") {
+      EXPECT_EQ(status, "failed") << t.dump();
+      EXPECT_NE(t["status_reason"].get<std::string>().find("500"), std::string::npos) << t.dump();
+    }
+    if (status == "failed") {
+      ++failed;
+      EXPECT_FALSE(t["status_reason"].get<std::string>().empty());
+      EXPECT_FALSE(t["correct"].get<bool>());
+    }
+    for (const auto& m : t["messages"]) {
+      ++calls;
+      if (m["tokens_estimated"].get<bool>()) ++estimated;
+      if (m["attempts"].get<int>() > 1) ++retried;
+      if (!m.contains("error")) {
+        EXPECT_TRUE(m["answer"].is_string()) << m.dump();
+      }
+    }
+  }
+  EXPECT_EQ(units.size(), transcripts.size()) << "a unit was stored twice";
+  EXPECT_GE(failed, 6);       // the doomed task under 3 protocols × 2 seeds
+  EXPECT_GT(estimated, 0);    // replies without usage were counted by estimate
+  EXPECT_GT(retried, 0);      // faults were retried and then succeeded
+  EXPECT_GT(static_cast<std::int64_t>(server.requests()), calls);
+
+  const auto summary = Json::parse(read_file(dir / "out" / "summary.json"));
+  EXPECT_FALSE(summary["simulated"].get<bool>());
+  std::int64_t summary_failed = 0;
+  for (const auto& p : summary["protocols"]) summary_failed += p["failed"].get<std::int64_t>();
+  EXPECT_EQ(summary_failed, failed);
+}
+
+TEST(HttpRun, CacheReplaysARunWithoutTheServer) {
+  FakeOpenAiServer server(answer_reply);
+  const auto dir = scratch_dir("http-cache");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url()));
+  // The doomed task is answered like any other here.
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "first", "--cache", "cache", "--quiet"}, dir).exit_code, 0);
+  const auto requests_after_first = server.requests();
+  ASSERT_GT(requests_after_first, 0u);
+  const auto replay = run_parley({"run", "exp.yaml", "--out", "second", "--cache", "cache"}, dir);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(server.requests(), requests_after_first) << "a cached request reached the server";
+
+  // Identical requests (single's call and self-consistency's first sample) share one cache
+  // entry, so replayed latencies may come from the other call; everything else is identical.
+  auto without_timing = [](std::vector<Json> lines) {
+    for (auto& line : lines) {
+      line.erase("wall_ms");
+      line.erase("latency_ms");
+      for (auto& m : line["messages"]) m.erase("latency_ms");
+    }
+    return lines;
+  };
+  EXPECT_EQ(without_timing(read_transcripts(dir / "first")), without_timing(read_transcripts(dir / "second")));
+  auto summary_without_latency = [&](const char* run) {
+    auto summary = Json::parse(read_file(dir / run / "summary.json"));
+    for (auto& p : summary["protocols"]) p.erase("latency_ms_mean");
+    return summary;
+  };
+  EXPECT_EQ(summary_without_latency("first"), summary_without_latency("second"));
+}
+
+TEST(HttpRun, ApiKeyIsSentButNeverWritten) {
+  const std::string key = "sk-test-7f3a9c1e5b2d4f6a";
+  std::mutex mutex;
+  std::set<std::string> authorizations;
+  FakeOpenAiServer server([&](const FakeRequest& request) {
+    {
+      std::lock_guard lock(mutex);
+      auto it = request.headers.find("authorization");
+      authorizations.insert(it == request.headers.end() ? "" : it->second);
+    }
+    return answer_reply(request);
+  });
+  ::setenv("PARLEY_TEST_API_KEY", key.c_str(), 1);
+  const auto dir = scratch_dir("http-key");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url(), ", api_key_env: PARLEY_TEST_API_KEY"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--cache", "cache"}, dir);
+  ::unsetenv("PARLEY_TEST_API_KEY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(authorizations, (std::set<std::string>{"Bearer " + key}));
+  EXPECT_EQ(r.out.find(key), std::string::npos);
+  EXPECT_EQ(r.err.find(key), std::string::npos);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    EXPECT_EQ(read_file(entry.path()).find(key), std::string::npos) << entry.path();
+  }
+}
+
+TEST(HttpRun, MissingApiKeyVariableIsAConfigurationError) {
+  const auto dir = scratch_dir("http-no-key");
+  write_tasks(dir / "tasks.jsonl");
+  ::unsetenv("PARLEY_TEST_ABSENT_KEY");
+  write_file(dir / "exp.yaml", experiment("http://127.0.0.1:9/v1", ", api_key_env: PARLEY_TEST_ABSENT_KEY"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("PARLEY_TEST_ABSENT_KEY"), std::string::npos) << r.err;
+}
+
+TEST(HttpRun, UnreachableServerFailsEveryDebateWithAReason) {
+  const auto dir = scratch_dir("http-down");
+  write_tasks(dir / "tasks.jsonl");
+  // Port 9 (discard) on loopback: nothing listens, connections are refused at once.
+  write_file(dir / "exp.yaml", experiment("http://127.0.0.1:9/v1"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=2"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_EQ(transcripts.size(), 3u * 2 * 2);
+  for (const auto& t : transcripts) {
+    EXPECT_EQ(t["status"], "failed");
+    EXPECT_FALSE(t["status_reason"].get<std::string>().empty());
+  }
+}
+
+}  // namespace
+}  // namespace parley::testing

@@ -34,21 +34,11 @@ Result<Task> gsm8k_task(const json& row) {
 }  // namespace
 
 void read_gsm8k(std::string_view text, DatasetBuilder& out) {
-  for (const NumberedLine& line : non_blank_lines(text)) {
-    if (out.full()) return;
-    const json row = json::parse(line.text.begin(), line.text.end(), nullptr, /*allow_exceptions=*/false);
-    if (row.is_discarded()) {
-      out.issue(line.line, "not valid JSON");
-      continue;
-    }
+  read_json_rows(text, out, [](const json& row, int line) -> Result<Task> {
     auto task = gsm8k_task(row);
-    if (!task) {
-      out.issue(line.line, task.error().message);
-      continue;
-    }
-    task->id = "gsm8k-" + std::to_string(line.line);
-    out.add(std::move(*task), line.line);
-  }
+    if (task) task->id = "gsm8k-" + std::to_string(line);
+    return task;
+  });
 }
 
 }  // namespace parley::data

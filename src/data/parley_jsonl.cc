@@ -161,7 +161,8 @@ Result<Task> task_from_row(const json& row, int line) {
 
 }  // namespace
 
-void read_parley_jsonl(std::string_view text, DatasetBuilder& out) {
+void read_json_rows(std::string_view text, DatasetBuilder& out,
+                    const std::function<Result<Task>(const json& row, int line)>& to_task) {
   for (const NumberedLine& line : non_blank_lines(text)) {
     if (out.full()) return;
     const json row = json::parse(line.text.begin(), line.text.end(), nullptr, /*allow_exceptions=*/false);
@@ -169,7 +170,7 @@ void read_parley_jsonl(std::string_view text, DatasetBuilder& out) {
       out.issue(line.line, "not valid JSON");
       continue;
     }
-    auto task = task_from_row(row, line.line);
+    auto task = to_task(row, line.line);
     if (!task) {
       out.issue(line.line, task.error().message);
       continue;
@@ -177,5 +178,7 @@ void read_parley_jsonl(std::string_view text, DatasetBuilder& out) {
     out.add(std::move(*task), line.line);
   }
 }
+
+void read_parley_jsonl(std::string_view text, DatasetBuilder& out) { read_json_rows(text, out, task_from_row); }
 
 }  // namespace parley::data

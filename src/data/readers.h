@@ -4,6 +4,7 @@
 // formats: duplicate ids, the `limit`, and issues for skipped rows. Not thread-safe; one per load.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,7 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "parley/dataset.h"
+#include "parley/result.h"
 
 namespace parley::data {
 
@@ -33,6 +37,10 @@ class DatasetBuilder {
 };
 
 void read_parley_jsonl(std::string_view text, DatasetBuilder& out);
+// The loop shared by the JSONL formats: each non-blank line is parsed as JSON and handed to
+// `to_task` with its line number; invalid JSON and rejected rows become issues.
+void read_json_rows(std::string_view text, DatasetBuilder& out,
+                    const std::function<Result<Task>(const nlohmann::json& row, int line)>& to_task);
 void read_gsm8k(std::string_view text, DatasetBuilder& out);
 // Task ids are "<id_prefix>-<row>", row counting data rows from 1.
 void read_mmlu_csv(std::string_view text, std::string_view id_prefix, DatasetBuilder& out);

@@ -39,9 +39,10 @@ std::int64_t stored_debates(const std::filesystem::path& db) {
   return count;
 }
 
-// Starts `parley run` and SIGKILLs it once at least `after` debates are stored.
-// Returns false if the run finished before it could be killed.
-bool run_and_kill(const std::filesystem::path& dir, std::int64_t after, bool resume) {
+// Starts `parley run` and sends it `signal` once at least `after` debates are stored; returns
+// whether it was signalled before finishing, and its wait status in `*status_out`.
+bool run_and_signal(const std::filesystem::path& dir, std::int64_t after, bool resume, int signal,
+                    int* status_out) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
@@ -58,10 +59,14 @@ bool run_and_kill(const std::filesystem::path& dir, std::int64_t after, bool res
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   int status = 0;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // finished on its own
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      *status_out = status;
+      return false;  // finished on its own
+    }
     if (stored_debates(dir / "killed/results.sqlite") >= after) {
-      ::kill(pid, SIGKILL);
+      ::kill(pid, signal);
       ::waitpid(pid, &status, 0);
+      *status_out = status;
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -70,6 +75,11 @@ bool run_and_kill(const std::filesystem::path& dir, std::int64_t after, bool res
   ::waitpid(pid, &status, 0);
   ADD_FAILURE() << "run neither finished nor reached " << after << " stored debates";
   return false;
+}
+
+bool run_and_kill(const std::filesystem::path& dir, std::int64_t after, bool resume) {
+  int status = 0;
+  return run_and_signal(dir, after, resume, SIGKILL, &status);
 }
 
 TEST(Resume, KilledRunsResumeToTheUninterruptedResult) {
@@ -107,6 +117,26 @@ TEST(Resume, KilledRunsResumeToTheUninterruptedResult) {
   };
   EXPECT_EQ(strip_wall(read_file(dir / "killed/transcripts.jsonl")),
             strip_wall(read_file(dir / "reference/transcripts.jsonl")));
+}
+
+TEST(Resume, SigintStopsCleanlyAndTheRunResumes) {
+  const auto dir = scratch_dir("sigint");
+  write_file(dir / "exp.yaml", experiment());
+  int status = 0;
+  const bool interrupted = run_and_signal(dir, 20, false, SIGINT, &status);
+  ASSERT_TRUE(interrupted) << "the run was too fast to be interrupted";
+  ASSERT_TRUE(WIFEXITED(status)) << "SIGINT must end the run through its exit path, not kill it";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  // In-flight debates finished and were stored; the exports describe what is there.
+  const auto stored = stored_debates(dir / "killed/results.sqlite");
+  EXPECT_GE(stored, 20);
+  EXPECT_LT(stored, 180);
+  EXPECT_TRUE(std::filesystem::exists(dir / "killed/summary.json"));
+
+  const auto resumed = run_parley({"run", "exp.yaml", "--out", "killed", "--resume"}, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(stored_debates(dir / "killed/results.sqlite"), 180);
+  EXPECT_NE(resumed.out.find("resumed from the store"), std::string::npos);
 }
 
 }  // namespace

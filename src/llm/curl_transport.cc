@@ -18,7 +18,6 @@
 #include <coroutine>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>

@@ -60,10 +60,12 @@ class SqliteStore final : public Store {
   }
 
   Result<Ok> init() {
+    // The busy timeout comes first: a reader (parley report, a monitoring script) may hold the
+    // file while this process switches it to WAL.
     for (const char* sql : {
+             "PRAGMA busy_timeout=5000",
              "PRAGMA journal_mode=WAL",
              "PRAGMA synchronous=NORMAL",
-             "PRAGMA busy_timeout=5000",
              "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
              "CREATE TABLE IF NOT EXISTS debates ("
              " task_id TEXT NOT NULL, protocol TEXT NOT NULL, seed INTEGER NOT NULL,"

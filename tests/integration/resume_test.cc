@@ -15,12 +15,12 @@
 namespace parley::testing {
 namespace {
 
-std::string experiment() {
-  return "models:\n  - {name: sim, backend: simulator, delay_ms: 2}\n"
+std::string experiment(int delay_ms = 2, int concurrency = 8) {
+  return "models:\n  - {name: sim, backend: simulator, delay_ms: " + std::to_string(delay_ms) + "}\n"
          "agents:\n  - {name: a1, model: sim}\n"
          "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 20}\n"
          "protocols:\n  - {name: single}\n  - {name: self_consistency, samples: 3}\n  - {name: debate}\n"
-         "seeds: [1, 2, 3]\nconcurrency: 8\n";
+         "seeds: [1, 2, 3]\nconcurrency: " + std::to_string(concurrency) + "\n";
 }
 
 std::int64_t stored_debates(const std::filesystem::path& db) {
@@ -47,8 +47,7 @@ bool run_and_signal(const std::filesystem::path& dir, std::int64_t after, bool r
   if (pid == 0) {
     if (::chdir(dir.c_str()) != 0) ::_exit(127);
     const std::string binary = parley_binary().string();
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
+    if (!freopen("/dev/null", "w", stdout) || !freopen("run.stderr", "w", stderr)) ::_exit(127);
     if (resume) {
       ::execl(binary.c_str(), binary.c_str(), "run", "exp.yaml", "--out", "killed", "--resume", nullptr);
     } else {
@@ -121,10 +120,12 @@ TEST(Resume, KilledRunsResumeToTheUninterruptedResult) {
 
 TEST(Resume, SigintStopsCleanlyAndTheRunResumes) {
   const auto dir = scratch_dir("sigint");
-  write_file(dir / "exp.yaml", experiment());
+  // Slow enough (about 5 s in all) that the signal always lands mid-run.
+  write_file(dir / "exp.yaml", experiment(50, 4));
   int status = 0;
   const bool interrupted = run_and_signal(dir, 20, false, SIGINT, &status);
-  ASSERT_TRUE(interrupted) << "the run was too fast to be interrupted";
+  ASSERT_TRUE(interrupted) << "the run ended before it could be interrupted; status " << status << ", stderr: "
+                           << read_file(dir / "run.stderr");
   ASSERT_TRUE(WIFEXITED(status)) << "SIGINT must end the run through its exit path, not kill it";
   EXPECT_EQ(WEXITSTATUS(status), 130);
   // In-flight debates finished and were stored; the exports describe what is there.

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
 BUILD=build-bench
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLEY_BUILD_TESTS=ON -DPARLEY_BUILD_BENCH=ON >/dev/null
-ninja -C "$BUILD" parley procbench fake_openai_server >/dev/null
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLEY_BUILD_TESTS=ON -DPARLEY_BUILD_BENCH=ON >"$BUILD.log" || { cat "$BUILD.log" >&2; exit 1; }
+ninja -C "$BUILD" parley procbench fake_openai_server >>"$BUILD.log" || { tail -40 "$BUILD.log" >&2; exit 1; }
 PARLEY=$BUILD/src/cli/parley
 PROCBENCH=$BUILD/bench/procbench
 SERVER=$BUILD/tests/support/fake_openai_server

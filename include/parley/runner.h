@@ -38,8 +38,13 @@ struct RunOutcome {
   RunProgress progress;
   bool interrupted = false;
   std::vector<DatasetIssue> dataset_issues;
+  // Set when the run started but could not finish writing (store or export I/O). Debates
+  // already committed stay in the store; --resume continues from them.
+  std::optional<Error> failure;
 };
 
+// An Error means the run could not start (dataset, output directory, store, resume check,
+// backends): nothing was run. Failures after the start are in RunOutcome::failure.
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options);
 
 // Rebuilds summary.json-equivalent data from a run directory's store.

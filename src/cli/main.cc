@@ -70,6 +70,11 @@ int command_run(const RunArgs& args) {
     fmt::print(stderr, "parley: {}\n", outcome.error().message);
     return kExitUsage;
   }
+  if (outcome->failure) {
+    fmt::print(stderr, "parley: {}\nparley: finished debates are kept; continue with: parley run {} --out {} --resume\n",
+               outcome->failure->message, args.experiment, options.out_dir.string());
+    return kExitRuntime;
+  }
   for (const auto& issue : outcome->dataset_issues) {
     fmt::print(stderr, "parley: {}:{}: skipped row: {}\n", config->dataset.path.string(), issue.line, issue.message);
   }

@@ -170,14 +170,21 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   loop.run();
   loop.set_io(nullptr);
 
-  if (auto ok = store.flush(); !ok) return ok.error();
-  if (store_error) return *store_error;
+  // From here on, failures are run-time failures of a run that did start: reported in the
+  // outcome, with whatever the store holds left for --resume.
   outcome.interrupted = next < units.size() || outcome.progress.done < outcome.progress.total;
-
+  if (auto ok = store.flush(); !ok && !store_error) store_error = ok.error();
+  if (store_error) {
+    outcome.failure = *store_error;
+    return outcome;
+  }
   auto transcripts = store.load_all();
-  if (!transcripts) return transcripts.error();
+  if (!transcripts) {
+    outcome.failure = transcripts.error();
+    return outcome;
+  }
   outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
-  if (auto ok = write_exports(options.out_dir, outcome.summary, *transcripts); !ok) return ok.error();
+  if (auto ok = write_exports(options.out_dir, outcome.summary, *transcripts); !ok) outcome.failure = ok.error();
   return outcome;
 }
 

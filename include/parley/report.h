@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "parley/result.h"
 #include "parley/stats.h"
 #include "parley/transcript.h"
 
@@ -39,5 +40,44 @@ Summary summarize(const std::vector<Transcript>& transcripts,
 
 std::string summary_to_json(const Summary& summary);  // pretty-printed
 std::string render_table(const Summary& summary);     // fixed-width terminal table
+
+// ---- Paired comparison of protocols (parley compare) ----------------------------------------
+
+// Per-debate metrics a comparison can use: "accuracy" (correct as 0/1), "tokens" (prompt +
+// completion), "tokens_in", "tokens_out", "calls", "latency_ms", "unparsed" (0/1), or any
+// name in a transcript's `metrics` map.
+std::vector<std::string> builtin_compare_metrics();
+
+// One protocol against the baseline on one metric, over the (task, seed) units both ran.
+struct ComparisonRow {
+  std::string protocol;
+  std::string metric;
+  std::int64_t n = 0;                 // matched units with the metric defined on both sides
+  double baseline_mean = 0.0;
+  double protocol_mean = 0.0;
+  PairedBootstrap difference;         // protocol - baseline: mean, percentile and BCa 95% CIs
+  double permutation_p = 1.0;         // two-sided paired sign-flip test
+  double wilcoxon_p = 1.0;            // two-sided Wilcoxon signed-rank test
+  double permutation_p_holm = 1.0;    // adjusted across the family (all rows)
+  double permutation_p_bh = 1.0;
+  double wilcoxon_p_holm = 1.0;
+  double wilcoxon_p_bh = 1.0;
+};
+
+struct Comparison {
+  bool simulated = false;
+  std::string baseline;
+  std::vector<ComparisonRow> rows;  // protocols in `protocol_order`, metrics in the given order
+};
+
+// Every protocol other than the baseline, on each metric. Errors: unknown baseline, a metric
+// no transcript defines. Deterministic for a seed.
+Result<Comparison> compare_protocols(const std::vector<Transcript>& transcripts,
+                                     const std::vector<std::string>& protocol_order, const std::string& baseline,
+                                     const std::vector<std::string>& metrics, bool simulated,
+                                     std::uint64_t seed = 20240601);
+
+std::string comparison_to_json(const Comparison& comparison);  // pretty-printed
+std::string render_comparison(const Comparison& comparison);   // terminal table
 
 }  // namespace parley

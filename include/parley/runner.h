@@ -15,6 +15,7 @@
 #include "parley/dataset.h"
 #include "parley/report.h"
 #include "parley/result.h"
+#include "parley/transcript.h"
 
 namespace parley {
 
@@ -46,6 +47,14 @@ struct RunOutcome {
 // An Error means the run could not start (dataset, output directory, store, resume check,
 // backends): nothing was run. Failures after the start are in RunOutcome::failure.
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options);
+
+// What a run directory's store holds, for the report commands.
+struct StoredRun {
+  std::vector<Transcript> transcripts;      // ordered by (protocol, task_id, seed)
+  std::vector<std::string> protocol_order;  // labels as the experiment listed them
+  bool simulated = false;
+};
+Result<StoredRun> read_run(const std::filesystem::path& run_dir);
 
 // Rebuilds summary.json-equivalent data from a run directory's store.
 Result<Summary> summarize_run(const std::filesystem::path& run_dir);

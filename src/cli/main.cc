@@ -1,5 +1,6 @@
 // parley command line: run, report, protocols. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 130 interrupted.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -100,6 +101,38 @@ int command_report(const std::string& dir, bool json) {
   return 0;
 }
 
+struct CompareArgs {
+  std::string dir;
+  std::string baseline;
+  std::vector<std::string> metrics;
+  bool json = false;
+};
+
+int command_compare(const CompareArgs& args) {
+  auto run = read_run(args.dir);
+  if (!run) {
+    fmt::print(stderr, "parley: {}\n", run.error().message);
+    return kExitUsage;
+  }
+  std::string baseline = args.baseline;
+  if (baseline.empty()) {
+    // "single" when the run has it (the papers' reference point), else the first protocol.
+    const auto& order = run->protocol_order;
+    baseline = std::find(order.begin(), order.end(), "single") != order.end() ? "single"
+               : order.empty()                                                 ? ""
+                                                                               : order.front();
+  }
+  const std::vector<std::string> metrics =
+      args.metrics.empty() ? std::vector<std::string>{"accuracy", "tokens", "calls"} : args.metrics;
+  auto comparison = compare_protocols(run->transcripts, run->protocol_order, baseline, metrics, run->simulated);
+  if (!comparison) {
+    fmt::print(stderr, "parley: {}\n", comparison.error().message);
+    return kExitUsage;
+  }
+  std::cout << (args.json ? comparison_to_json(*comparison) + "\n" : render_comparison(*comparison));
+  return 0;
+}
+
 const char* kind_name(ParamKind kind) {
   switch (kind) {
     case ParamKind::kBool: return "bool";
@@ -143,6 +176,15 @@ int main_impl(int argc, char** argv) {
   report->add_option("dir", report_dir, "Run directory (holds results.sqlite)")->required();
   report->add_flag("--json", report_json, "Print summary.json instead of the table");
 
+  CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "Paired comparison of each protocol with a baseline over matched units");
+  compare->add_option("dir", compare_args.dir, "Run directory (holds results.sqlite)")->required();
+  compare->add_option("--baseline", compare_args.baseline, "Baseline protocol label (default: single, else the first)");
+  compare->add_option("--metric", compare_args.metrics,
+                      "Metric(s) to compare: accuracy, tokens, tokens_in, tokens_out, calls, latency_ms, unparsed, "
+                      "or a per-debate metric name (default: accuracy tokens calls)");
+  compare->add_flag("--json", compare_args.json, "Print JSON instead of the table");
+
   auto* protocols = app.add_subcommand("protocols", "List the protocols with their parameters and defaults");
 
   try {
@@ -152,6 +194,7 @@ int main_impl(int argc, char** argv) {
   }
   if (run->parsed()) return command_run(run_args);
   if (report->parsed()) return command_report(report_dir, report_json);
+  if (compare->parsed()) return command_compare(compare_args);
   if (protocols->parsed()) return command_protocols();
   return kExitUsage;
 }

@@ -188,7 +188,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   return outcome;
 }
 
-Result<Summary> summarize_run(const std::filesystem::path& run_dir) {
+Result<StoredRun> read_run(const std::filesystem::path& run_dir) {
   const auto path = run_dir / "results.sqlite";
   if (!std::filesystem::exists(path)) return Error{fmt::format("{}: no results.sqlite here", run_dir.string())};
   auto opened = Store::open(path);
@@ -196,8 +196,14 @@ Result<Summary> summarize_run(const std::filesystem::path& run_dir) {
   Store& store = **opened;
   auto transcripts = store.load_all();
   if (!transcripts) return transcripts.error();
-  return summarize(*transcripts, protocol_order(store.meta("protocol_order").value_or("")),
-                   store.meta("simulated").value_or("0") == "1");
+  return StoredRun{std::move(*transcripts), protocol_order(store.meta("protocol_order").value_or("")),
+                   store.meta("simulated").value_or("0") == "1"};
+}
+
+Result<Summary> summarize_run(const std::filesystem::path& run_dir) {
+  auto run = read_run(run_dir);
+  if (!run) return run.error();
+  return summarize(run->transcripts, run->protocol_order, run->simulated);
 }
 
 }  // namespace parley

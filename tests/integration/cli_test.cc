@@ -113,6 +113,25 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   EXPECT_NE(again.err.find("--resume"), std::string::npos);
 }
 
+TEST(Cli, CompareReportsPairedStatisticsAgainstTheBaseline) {
+  const auto dir = scratch_dir("compare");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir).exit_code, 0);
+  const auto table = run_parley({"compare", "out"}, dir);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("baseline: single"), std::string::npos);
+  const auto json = run_parley({"compare", "out", "--baseline", "debate", "--metric", "accuracy", "--json"}, dir);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["baseline"], "debate");
+  ASSERT_EQ(j["comparisons"].size(), 2u);  // single and self_consistency, one metric
+  EXPECT_EQ(j["comparisons"][0]["protocol"], "single");
+  EXPECT_EQ(j["comparisons"][0]["n"], 12);
+  const auto bad = run_parley({"compare", "out", "--metric", "speed"}, dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown metric 'speed'"), std::string::npos);
+}
+
 TEST(Cli, ResumeOfADifferentExperimentIsRefused) {
   const auto dir = scratch_dir("resume-mismatch");
   write_file(dir / "exp.yaml", small_experiment(mc_sample()));

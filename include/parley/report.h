@@ -3,6 +3,7 @@
 // terminal comparison table and as summary.json. Pure functions of their inputs.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct ProtocolSummary {
   std::int64_t failed = 0;            // status failed
   std::int64_t budget = 0;            // status budget
   std::int64_t tokens_estimated = 0;  // debates with at least one estimated token count
+  // Mean of each per-debate metric (Transcript::metrics) over the debates that define it.
+  std::map<std::string, double> metrics_mean;
 };
 
 struct Summary {

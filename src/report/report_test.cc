@@ -82,6 +82,19 @@ TEST(Summarize, DegenerateCiWhenAllAgree) {
   EXPECT_DOUBLE_EQ(debate_row.accuracy_ci.hi, 1.0);
 }
 
+TEST(Summarize, MetricMeansOverTheDebatesThatDefineThem) {
+  auto run = sample_run();
+  run[0].metrics["prr"] = 0.5;
+  run[1].metrics["prr"] = 0.0;
+  run[2].metrics["cf"] = 0.9;
+  const Summary s = summarize(run, {"single"}, false);
+  EXPECT_DOUBLE_EQ(s.protocols[0].metrics_mean.at("prr"), 0.25);  // (0.5 + 0) / 2, not / 4
+  EXPECT_DOUBLE_EQ(s.protocols[0].metrics_mean.at("cf"), 0.9);
+  EXPECT_TRUE(s.protocols[1].metrics_mean.empty());
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j["protocols"][0]["metrics"]["prr"].get<double>(), 0.25);
+}
+
 TEST(SummaryJson, HasTheDocumentedShape) {
   const auto j = nlohmann::json::parse(summary_to_json(summarize(sample_run(), {"single"}, true)));
   EXPECT_TRUE(j["simulated"].get<bool>());

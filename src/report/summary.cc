@@ -33,6 +33,15 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
     if (std::any_of(t->messages.begin(), t->messages.end(), [](const MessageRecord& m) { return m.tokens_estimated; }))
       ++s.tokens_estimated;
   }
+  std::map<std::string, std::pair<double, int>> metric_sums;
+  for (const Transcript* t : debates) {
+    for (const auto& [metric, value] : t->metrics) {
+      auto& [sum, count] = metric_sums[metric];
+      sum += value;
+      ++count;
+    }
+  }
+  for (const auto& [metric, sum_count] : metric_sums) s.metrics_mean[metric] = sum_count.first / sum_count.second;
   const double n = static_cast<double>(s.n);
   s.accuracy = mean(correct);
   // Each protocol gets its own resampling stream, independent of the order protocols appear.
@@ -91,6 +100,8 @@ std::string summary_to_json(const Summary& summary) {
     row["failed"] = p.failed;
     row["budget"] = p.budget;
     row["tokens_estimated"] = p.tokens_estimated;
+    row["metrics"] = nlohmann::ordered_json::object();
+    for (const auto& [metric, value] : p.metrics_mean) row["metrics"][metric] = value;
     j["protocols"].push_back(std::move(row));
   }
   return j.dump(2);

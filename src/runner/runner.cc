@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
 #include "runner/backends.h"
@@ -156,6 +157,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.budget_tokens = config.budget_tokens_per_task;
       setup.reask_unparsed = config.reask_unparsed;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
+      add_debate_metrics(transcript);
       if (auto ok = store.put(transcript); !ok) {
         store_error = ok.error();
         co_return;

@@ -1,0 +1,135 @@
+// PRR, AD and CF (protocols paper §2.3, eqs. 1–3) on small transcripts worked by hand.
+#include <gtest/gtest.h>
+
+#include "parley/metrics.h"
+
+namespace parley {
+namespace {
+
+MessageRecord turn(int round, std::string agent, std::string text, std::string role = "answer") {
+  MessageRecord m;
+  m.round = round;
+  m.agent = std::move(agent);
+  m.role = std::move(role);
+  m.text = std::move(text);
+  return m;
+}
+
+TEST(ParseForecast, ImpactLineThenFirstSignedPercentage) {
+  EXPECT_EQ(parse_forecast("Reasoning...\nImpact: -0.25\nConfidence: 70%"), -0.25);
+  EXPECT_EQ(parse_forecast("impact: +1.5% on core CPI"), 1.5);
+  EXPECT_EQ(parse_forecast("Core inflation moves +0.3% then -0.1 %."), 0.3);
+  EXPECT_EQ(parse_forecast("A drop of - 0.4% is likely"), -0.4);
+  EXPECT_FALSE(parse_forecast("Confidence: 80%"));        // unsigned: not a forecast
+  EXPECT_FALSE(parse_forecast("a 2-3% range"));           // a range, not a signed value
+  EXPECT_FALSE(parse_forecast("step-by-step, no numbers"));
+}
+
+TEST(Prr, CountsTurnsNamingAPeerWithAStanceWord) {
+  Transcript t;
+  t.messages = {
+      turn(0, "a1", "I think B."),                                   // no peer
+      turn(0, "a2", "I agree that B is right."),                      // stance, no peer
+      turn(1, "a1", "a2 raises a point but I still think B."),        // peer, no stance word
+      turn(1, "a2", "I disagree with A1 here."),                      // peer (any case) + stance
+      turn(1, "a3", "a1 supported B and I agree."),                   // peer + stance
+      turn(1, "a3#2", "Like a3, I challenge that."),                  // a3 named whole: counts
+  };
+  // 3 of 6 turns: eq. (1) PRR = 3/6.
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 0.5);
+}
+
+TEST(Prr, OwnNameAndNamesInsideLongerNamesDoNotCount) {
+  Transcript t;
+  t.messages = {turn(0, "a1", "As a1 I agree."), turn(0, "a1#2", "I agree with a1#2x and xa1.")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 0.0);
+}
+
+TEST(Ad, MeanPairwiseJaccardDissimilarityByHand) {
+  Transcript t;
+  // Token sets (lower-case, alphabetic, length >= 3):
+  //   A = {the, cat, sat}, B = {the, cat, ran}, C = {dog}
+  //   J(A,B) = 2/4, J(A,C) = 0, J(B,C) = 0
+  //   AD = (2 / (3·2)) · ((1 - 1/2) + 1 + 1) = 5/6
+  t.messages = {turn(0, "a1", "The cat sat."), turn(0, "a2", "the CAT ran, ok 42"), turn(0, "a3", "Dog!")};
+  EXPECT_NEAR(*interaction_metrics(t).ad, 5.0 / 6.0, 1e-15);
+}
+
+TEST(Ad, UndefinedForOneTurn) {
+  Transcript t;
+  t.messages = {turn(0, "a1", "alone")};
+  EXPECT_FALSE(interaction_metrics(t).ad);
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 0.0);
+}
+
+TEST(Cf, RelativeVarianceReductionByHand) {
+  Transcript t;
+  // Round 0 forecasts {0, 2, 4}: variance 8/3. Final round {1, 2, 3}: variance 2/3.
+  // CF = 1 - (2/3)/(8/3) = 0.75. Round 1 in between is ignored; a re-ask replaces its turn.
+  t.messages = {
+      turn(0, "a1", "Impact: 0"),     turn(0, "a2", "Impact: +2"),   turn(0, "a3", "no number"),
+      turn(0, "a3", "Impact: 4", "reask"),
+      turn(1, "a1", "Impact: 9"),     turn(1, "a2", "Impact: -9"),   turn(1, "a3", "Impact: 0"),
+      turn(2, "a1", "+1% I think"),   turn(2, "a2", "Impact: 2"),    turn(2, "a3", "Impact: 3"),
+  };
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).cf, 0.75);
+}
+
+TEST(Cf, ClampedAndEdgeCases) {
+  Transcript diverging;
+  diverging.messages = {turn(0, "a1", "Impact: 1"), turn(0, "a2", "Impact: 2"), turn(1, "a1", "Impact: 0"),
+                        turn(1, "a2", "Impact: 5")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(diverging).cf, 0.0);  // variance grew: clamped at 0
+
+  Transcript agreed_throughout;
+  agreed_throughout.messages = {turn(0, "a1", "Impact: 1"), turn(0, "a2", "Impact: 1"), turn(1, "a1", "Impact: 1"),
+                                turn(1, "a2", "Impact: 1")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(agreed_throughout).cf, 1.0);  // 0 -> 0: the paper's rule
+
+  Transcript split_after_agreeing;
+  split_after_agreeing.messages = {turn(0, "a1", "Impact: 1"), turn(0, "a2", "Impact: 1"),
+                                   turn(1, "a1", "Impact: 1"), turn(1, "a2", "Impact: 3")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(split_after_agreeing).cf, 0.0);  // 0 -> > 0
+
+  Transcript one_round;
+  one_round.messages = {turn(0, "a1", "Impact: 1"), turn(0, "a2", "Impact: 3")};
+  EXPECT_FALSE(interaction_metrics(one_round).cf);
+
+  Transcript missing;  // one forecast in the final round: not enough for a variance
+  missing.messages = {turn(0, "a1", "Impact: 1"), turn(0, "a2", "Impact: 3"), turn(1, "a1", "Impact: 2"),
+                      turn(1, "a2", "no idea")};
+  EXPECT_FALSE(interaction_metrics(missing).cf);
+}
+
+TEST(Cf, NumericAnswersServeAsForecasts) {
+  Transcript t;
+  auto with_answer = [](int round, std::string agent, std::string answer) {
+    MessageRecord m = turn(round, std::move(agent), "Answer: " + answer);
+    m.answer = answer;
+    return m;
+  };
+  // {10, 20} -> {14, 16}: variances 25 and 1, CF = 1 - 1/25 = 0.96.
+  t.messages = {with_answer(0, "a1", "10"), with_answer(0, "a2", "20"), with_answer(1, "a1", "14"),
+                with_answer(1, "a2", "16")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).cf, 0.96);
+  // Choice letters are not forecasts.
+  Transcript choices;
+  choices.messages = {with_answer(0, "a1", "A"), with_answer(0, "a2", "B"), with_answer(1, "a1", "A"),
+                      with_answer(1, "a2", "A")};
+  EXPECT_FALSE(interaction_metrics(choices).cf);
+}
+
+TEST(AddDebateMetrics, WritesOnlyDefinedMetricsAndSkipsFailedCalls) {
+  Transcript t;
+  MessageRecord failed = turn(0, "a2", "");
+  failed.error = "http 500";
+  t.messages = {turn(0, "a1", "I agree with a2."), failed};
+  add_debate_metrics(t);
+  EXPECT_EQ(t.metrics.count("prr"), 1u);
+  EXPECT_DOUBLE_EQ(t.metrics.at("prr"), 1.0);  // the failed call is not a turn
+  EXPECT_EQ(t.metrics.count("ad"), 0u);
+  EXPECT_EQ(t.metrics.count("cf"), 0u);
+}
+
+}  // namespace
+}  // namespace parley

@@ -31,6 +31,9 @@ struct MessageRecord {
   std::optional<std::string> error;    // set when the call failed after its retries
   std::optional<double> min_token_logprob;
   std::optional<double> perplexity;
+  // Agents whose messages were put into this call's context by the protocol (peers' solutions,
+  // a debate transcript, group summaries), in the order shown. Empty for an independent turn.
+  std::vector<std::string> shown;
 };
 
 // A controller event that is not an LLM call (a vote, a stop decision, ...).

@@ -114,6 +114,7 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.round = info.round;
   record.agent = agent.name;
   record.role = turn;
+  for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
   if (auto* error = std::get_if<CallError>(&result)) {
     if (budget_remaining_) *budget_remaining_ += reservation;
     record.attempts = error->attempts;

@@ -130,7 +130,16 @@ TEST(Debate, EveryAgentSeesAllPeersPreviousAnswersEachRound) {
 
   EXPECT_EQ(t.final_answer, "B");
   EXPECT_TRUE(t.correct);
-  EXPECT_EQ(t.messages.size(), 9u);
+  ASSERT_EQ(t.messages.size(), 9u);
+  // The transcript records who was shown to whom.
+  for (const auto& m : t.messages) {
+    if (m.agent == "a2" && m.round == 1) {
+      EXPECT_EQ(m.shown, (std::vector<std::string>{"a1", "a3"}));
+    }
+    if (m.round == 0) {
+      EXPECT_TRUE(m.shown.empty());
+    }
+  }
 }
 
 TEST(Debate, SingleConfiguredAgentIsInstantiatedDistinctly) {

@@ -41,6 +41,7 @@ Json message_to_json(const MessageRecord& m) {
   if (m.error) j["error"] = *m.error;
   if (m.min_token_logprob) j["min_token_logprob"] = *m.min_token_logprob;
   if (m.perplexity) j["perplexity"] = *m.perplexity;
+  if (!m.shown.empty()) j["shown"] = m.shown;
   return j;
 }
 
@@ -62,6 +63,7 @@ MessageRecord message_from_json(const Json& j) {
   m.error = optional_from<std::string>(j, "error");
   m.min_token_logprob = optional_from<double>(j, "min_token_logprob");
   m.perplexity = optional_from<double>(j, "perplexity");
+  m.shown = j.value("shown", std::vector<std::string>{});
   return m;
 }
 

@@ -36,6 +36,7 @@ Transcript full_transcript() {
   m.attempts = 2;
   m.min_token_logprob = -2.0;
   m.perplexity = 1.5;
+  m.shown = {"a1", "a3"};
   t.messages.push_back(m);
   MessageRecord failed;
   failed.agent = "a3";
@@ -64,6 +65,8 @@ TEST(TranscriptJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(m.confidence, 0.8);
   EXPECT_EQ(m.attempts, 2);
   EXPECT_EQ(m.min_token_logprob, -2.0);
+  EXPECT_EQ(m.shown, (std::vector<std::string>{"a1", "a3"}));
+  EXPECT_TRUE(back->messages[1].shown.empty());
   EXPECT_EQ(back->messages[1].error, "http 500");
   EXPECT_FALSE(back->messages[1].answer.has_value());
   // Re-serialising gives the same bytes: exports are stable.

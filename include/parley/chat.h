@@ -32,6 +32,7 @@ struct PeerView {
   std::string agent;
   std::string answer;                 // canonical answer ("" if the peer's was unparsed)
   std::optional<double> confidence;
+  std::string label;                  // how the prompt named it, when not by `agent` (masked judging)
 };
 
 // Structured facts about a request, for the simulator and the logs. Never sent over HTTP.

@@ -16,12 +16,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "parley/answer.h"
 #include "parley/async.h"
 #include "parley/chat.h"
+#include "parley/judge.h"
 #include "parley/llm_client.h"
 #include "parley/task.h"
 #include "parley/transcript.h"
@@ -95,6 +97,21 @@ struct Turn {
   Answer answer;
 };
 
+// A reply that must have a given structure (a judge's JSON verdict). `check` returns "" when
+// the reply is acceptable, otherwise what is wrong with it, in words sent back to the model
+// with `format_reminder` for at most `reasks` more tries.
+struct StructuredAsk {
+  std::function<std::string(std::string_view reply)> check;
+  std::string format_reminder;
+  int reasks = 2;
+};
+
+struct StructuredReply {
+  std::string text;     // the last reply
+  std::string problem;  // "" when the last reply passed the check
+  bool valid() const { return problem.empty(); }
+};
+
 struct DebateSetup {
   std::shared_ptr<const Task> task;
   std::string protocol_label;
@@ -103,6 +120,9 @@ struct DebateSetup {
   std::vector<Agent> agent_pool;                      // agents the protocol may use, in order
   std::optional<std::int64_t> budget_tokens;          // per-debate token budget
   int reask_unparsed = 1;                             // re-asks after an unparsable reply
+  std::vector<Agent> judge_panel;                     // judges; empty = the pool's first agent
+  JudgeSettings judging;
+  int best_of = 1;                                    // drafts per turn, judge keeps the best (Alg. I)
 };
 
 class Debate {
@@ -122,8 +142,20 @@ class Debate {
   // instance is distinct in the transcript and samples independently.
   std::vector<Agent> agents(std::size_t count) const;
 
-  // One LLM call (see the file comment). Throws DebateHalt when the debate must end.
+  // One agent turn (see the file comment). With best_of = N > 1 it is N drafts at temperatures
+  // τ + (i − (N − 1)/2)·0.15, i = 0..N−1, each scored by the judge; the best is the turn and
+  // the others stay in the transcript with role "draft" (protocols paper App. A.1, Alg. I).
+  // Throws DebateHalt when the debate must end.
   Async<Turn> ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
+
+  // One call whose reply must pass `ask.check` (re-asked with role "<turn>_reask"). No answer
+  // is parsed. A reply still failing the check is returned with its problem, not thrown.
+  Async<StructuredReply> ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
+                                        StructuredAsk ask);
+
+  // The judges of this debate and how they work.
+  const std::vector<Agent>& judge_panel() const { return judge_panel_; }
+  const JudgeSettings& judging() const { return setup_.judging; }
 
   // Records a controller event.
   void event(int round, std::string kind, std::string detail);
@@ -135,8 +167,12 @@ class Debate {
   std::optional<std::int64_t> budget_remaining() const { return budget_remaining_; }
 
  private:
-  Async<ChatResponse> call(const Agent& agent, const std::vector<ChatMessage>& messages,
-                           const TurnInfo& info, const std::string& turn);
+  struct Draft;
+  struct Call;
+  Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages,
+                           const TurnInfo& info, const std::string& turn, bool parse_answer);
+  Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
+  Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   void remember(const std::string& agent, const Answer& answer);
 
   DebateSetup setup_;
@@ -144,6 +180,7 @@ class Debate {
   Transcript transcript_;
   std::optional<std::int64_t> budget_remaining_;
   std::vector<std::pair<std::string, Answer>> latest_;
+  std::vector<Agent> judge_panel_;
 };
 
 // ---- Protocols -----------------------------------------------------------------------------

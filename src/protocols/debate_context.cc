@@ -27,6 +27,16 @@ std::int64_t reserved_prompt_tokens(const std::vector<ChatMessage>& messages) {
 
 }  // namespace
 
+struct Debate::Call {
+  ChatResponse response;
+  std::size_t slot = 0;  // its record in transcript_.messages
+};
+
+struct Debate::Draft {
+  Turn turn;
+  std::vector<std::size_t> slots;  // the records of its call and re-asks
+};
+
 Debate::Debate(DebateSetup setup)
     : setup_(std::move(setup)),
       rng_(std::make_unique<Rng>(
@@ -36,6 +46,8 @@ Debate::Debate(DebateSetup setup)
   transcript_.protocol = setup_.protocol_label;
   transcript_.seed = setup_.seed;
   transcript_.gold = setup_.task->answer;
+  judge_panel_ = setup_.judge_panel;
+  if (judge_panel_.empty() && !setup_.agent_pool.empty()) judge_panel_.push_back(setup_.agent_pool.front());
 }
 
 Debate::~Debate() = default;
@@ -67,8 +79,8 @@ void Debate::remember(const std::string& agent_name, const Answer& answer) {
   latest_.emplace_back(agent_name, answer);
 }
 
-Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
-                                 const TurnInfo& info, const std::string& turn) {
+Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
+                                 const TurnInfo& info, const std::string& turn, bool parse) {
   ChatRequest request;
   request.model = agent.model;
   if (!agent.system_prompt.empty()) request.messages.push_back(ChatMessage{"system", agent.system_prompt});
@@ -128,7 +140,7 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
   if (budget_remaining_) {
     *budget_remaining_ += reservation - response.usage.prompt_tokens - response.usage.completion_tokens;
   }
-  const Answer answer = parse_answer(response.text, *setup_.task);
+  const Answer answer = parse ? parse_answer(response.text, *setup_.task) : Answer{};
   record.prompt_tokens = response.usage.prompt_tokens;
   record.completion_tokens = response.usage.completion_tokens;
   record.cached_tokens = response.usage.cached_tokens;
@@ -148,20 +160,84 @@ Async<ChatResponse> Debate::call(const Agent& agent, const std::vector<ChatMessa
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
   }
-  co_return std::move(response);
+  co_return Call{std::move(response), slot};
+}
+
+Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
+  Call reply = co_await call(agent, messages, info, info.turn, true);
+  Draft draft;
+  draft.slots.push_back(reply.slot);
+  Answer answer = parse_answer(reply.response.text, *setup_.task);
+  for (int reask = 0; reask < setup_.reask_unparsed && !answer.parsed(); ++reask) {
+    messages.push_back(ChatMessage{"assistant", reply.response.text});
+    messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
+    reply = co_await call(agent, messages, info, "reask", true);
+    draft.slots.push_back(reply.slot);
+    answer = parse_answer(reply.response.text, *setup_.task);
+  }
+  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(answer)};
+  co_return draft;
 }
 
 Async<Turn> Debate::ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
-  ChatResponse response = co_await call(agent, messages, info, info.turn);
-  Answer answer = parse_answer(response.text, *setup_.task);
-  for (int reask = 0; reask < setup_.reask_unparsed && !answer.parsed(); ++reask) {
-    messages.push_back(ChatMessage{"assistant", response.text});
-    messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
-    response = co_await call(agent, messages, info, "reask");
-    answer = parse_answer(response.text, *setup_.task);
+  if (setup_.best_of > 1) co_return co_await ask_best_of(agent, std::move(messages), std::move(info));
+  Draft draft = co_await ask_once(agent, std::move(messages), std::move(info));
+  remember(agent.name, draft.turn.answer);
+  co_return std::move(draft.turn);
+}
+
+Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
+  // Protocols paper App. A.1, Alg. I: N drafts at jittered temperatures, the judge scores each
+  // on its scale mapped to [0, 1], the highest-scored draft is kept (the first on a tie).
+  const int n = setup_.best_of;
+  const double base = info.temperature.value_or(agent.sampling.temperature);
+  std::vector<Async<Draft>> calls;
+  for (int i = 0; i < n; ++i) {
+    TurnInfo draft_info = info;
+    draft_info.temperature = std::max(0.0, base + (i - (n - 1) / 2.0) * 0.15);
+    draft_info.sample = info.sample * n + i;
+    calls.push_back(ask_once(agent, messages, std::move(draft_info)));
   }
-  remember(agent.name, answer);
-  co_return Turn{agent.name, info.round, std::move(response.text), std::move(answer)};
+  std::vector<Draft> drafts = co_await when_all(std::move(calls));
+
+  std::vector<JudgedResponse> responses;
+  for (const auto& d : drafts) responses.push_back(JudgedResponse{agent.name, d.turn.text});
+  Judge judge(*this);
+  const std::vector<ScoreVerdict> verdicts = co_await judge.score_each(responses, info.round);
+  std::size_t kept = 0;
+  double best = -2.0;
+  std::string scores;
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    // An unparsed draft loses to any parsed one; a draft the judges could not score ranks
+    // below every scored draft.
+    const double score = !drafts[i].turn.answer.parsed() ? -2.0 : verdicts[i].score.value_or(-1.0);
+    if (score > best) {
+      best = score;
+      kept = i;
+    }
+    scores += fmt::format("{}{}", i ? "," : "", verdicts[i].score ? fmt::format("{:.4g}", *verdicts[i].score) : "null");
+  }
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    if (i == kept) continue;
+    for (std::size_t slot : drafts[i].slots) transcript_.messages[slot].role = "draft";
+  }
+  event(info.round, "best_of",
+        fmt::format(R"({{"agent":"{}","turn":"{}","scores":[{}],"kept":{}}})", agent.name, info.turn, scores, kept));
+  remember(agent.name, drafts[kept].turn.answer);
+  co_return std::move(drafts[kept].turn);
+}
+
+Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
+                                              StructuredAsk ask) {
+  Call reply = co_await call(agent, messages, info, info.turn, false);
+  std::string problem = ask.check(reply.response.text);
+  for (int reask = 0; reask < ask.reasks && !problem.empty(); ++reask) {
+    messages.push_back(ChatMessage{"assistant", reply.response.text});
+    messages.push_back(ChatMessage{"user", "Your reply could not be used: " + problem + ". " + ask.format_reminder});
+    reply = co_await call(agent, messages, info, info.turn + "_reask", false);
+    problem = ask.check(reply.response.text);
+  }
+  co_return StructuredReply{std::move(reply.response.text), std::move(problem)};
 }
 
 Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {

@@ -17,7 +17,7 @@ std::string format_instruction(const Task& task) {
   return {};
 }
 
-std::string task_prompt(const Task& task) {
+std::string question_with_options(const Task& task) {
   std::string out = task.question;
   if (!task.options.empty()) {
     out += "\n";
@@ -25,9 +25,10 @@ std::string task_prompt(const Task& task) {
       out += "\n" + option_letter(i) + ". " + task.options[i];
     }
   }
-  out += "\n\n" + format_instruction(task);
   return out;
 }
+
+std::string task_prompt(const Task& task) { return question_with_options(task) + "\n\n" + format_instruction(task); }
 
 std::string reask_prompt(const Task& task) {
   return "Your reply did not state a final answer in the required form. " + format_instruction(task);

@@ -12,6 +12,9 @@ namespace parley {
 // The question with its lettered options and the answer-format instruction.
 std::string task_prompt(const Task& task);
 
+// The question with its lettered options only (what a judge is told the task was).
+std::string question_with_options(const Task& task);
+
 // How to state the final answer and confidence, for this task's answer type.
 std::string format_instruction(const Task& task);
 

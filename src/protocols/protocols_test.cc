@@ -6,60 +6,15 @@
 
 #include "parley/protocol.h"
 #include "protocols/debate.h"
-#include "scripted_client.h"
+#include "protocol_harness.h"
 
 namespace parley {
 namespace {
 
+using testing::choice_task;
+using testing::Harness;
+using testing::reply;
 using testing::ScriptedClient;
-
-std::shared_ptr<const Task> choice_task() {
-  auto task = std::make_shared<Task>();
-  task->id = "t1";
-  task->question = "Which planet is largest?";
-  task->options = {"Mars", "Jupiter", "Venus", "Earth"};
-  task->answer_type = AnswerType::kChoice;
-  task->answer = "B";
-  return task;
-}
-
-struct Harness {
-  EventLoop loop;
-  std::unique_ptr<ScriptedClient> client;
-  ProtocolParams params;
-  std::vector<Agent> pool;
-
-  explicit Harness(ScriptedClient::Script script, std::size_t agents = 1) {
-    client = std::make_unique<ScriptedClient>(loop, std::move(script));
-    for (std::size_t i = 0; i < agents; ++i) {
-      pool.push_back(Agent{"a" + std::to_string(i + 1), client.get(), "m", Sampling{}, ""});
-    }
-  }
-
-  Transcript run(const std::string& protocol, std::map<std::string, ParamValue> overrides = {},
-                 std::optional<std::int64_t> budget = std::nullopt, int reask = 1) {
-    const ProtocolInfo* info = find_protocol(protocol);
-    EXPECT_NE(info, nullptr);
-    for (const auto& spec : info->params) params.set(spec.name, spec.default_value);
-    for (auto& [k, v] : overrides) params.set(k, v);
-    auto made = info->make(params);
-    DebateSetup setup;
-    setup.task = choice_task();
-    setup.protocol_label = protocol;
-    setup.seed = 1;
-    setup.params = &params;
-    setup.agent_pool = pool;
-    setup.budget_tokens = budget;
-    setup.reask_unparsed = reask;
-    Transcript out;
-    auto coroutine1 = [&]() -> Async<void> { out = co_await run_debate(*made, std::move(setup)); };
-    loop.spawn(coroutine1());
-    loop.run();
-    return out;
-  }
-};
-
-std::string reply(const std::string& letter) { return "Reasoning.\nAnswer: " + letter + "\nConfidence: 80%"; }
 
 TEST(Single, AsksOnceWithQuestionAndOptions) {
   Harness h([](const ChatRequest&) { return reply("B"); });

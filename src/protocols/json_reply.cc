@@ -1,0 +1,175 @@
+#include "protocols/json_reply.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace parley {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Candidate objects: every balanced {...} span starting at a '{', strings respected.
+std::vector<std::string_view> object_spans(std::string_view text) {
+  std::vector<std::string_view> spans;
+  for (std::size_t start = text.find('{'); start != std::string_view::npos; start = text.find('{', start + 1)) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = start; i < text.size(); ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') in_string = true;
+      else if (c == '{') ++depth;
+      else if (c == '}' && --depth == 0) {
+        spans.push_back(text.substr(start, i - start + 1));
+        break;
+      }
+    }
+  }
+  return spans;
+}
+
+std::optional<double> as_number(const Json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string s = value.get<std::string>();
+    char* end = nullptr;
+    const double parsed = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() && *end == '\0' && std::isfinite(parsed)) return parsed;
+  }
+  return std::nullopt;
+}
+
+std::string range_text(const JsonField& field) {
+  return fmt::format("{} from {} to {}", field.kind == JsonField::Kind::kInteger ? "an integer" : "a number",
+                     field.min, field.max);
+}
+
+std::string allowed_text(const JsonField& field) {
+  std::string out;
+  for (const auto& a : field.allowed) out += (out.empty() ? "\"" : ", \"") + a + "\"";
+  return out;
+}
+
+// Checks one field's value; returns the normalised value or a description of the problem.
+Result<Json> check_field(const JsonField& field, const Json& value) {
+  switch (field.kind) {
+    case JsonField::Kind::kInteger:
+    case JsonField::Kind::kNumber: {
+      const auto number = as_number(value);
+      const bool whole = number && std::floor(*number) == *number;
+      if (!number || *number < field.min || *number > field.max ||
+          (field.kind == JsonField::Kind::kInteger && !whole)) {
+        return Error{fmt::format("field \"{}\" must be {}, got {}", field.name, range_text(field), value.dump())};
+      }
+      if (field.kind == JsonField::Kind::kInteger) return Json(static_cast<std::int64_t>(*number));
+      return Json(*number);
+    }
+    case JsonField::Kind::kString:
+      if (!value.is_string() || value.get<std::string>().empty())
+        return Error{fmt::format("field \"{}\" must be a non-empty string", field.name)};
+      return value;
+    case JsonField::Kind::kChoice: {
+      if (value.is_string()) {
+        const std::string given = lower(value.get<std::string>());
+        for (const auto& a : field.allowed)
+          if (lower(a) == given) return Json(a);
+      }
+      return Error{fmt::format("field \"{}\" must be one of {}, got {}", field.name, allowed_text(field),
+                               value.dump())};
+    }
+    case JsonField::Kind::kPermutation: {
+      Json out = Json::array();
+      std::set<std::string> seen;
+      if (value.is_array()) {
+        for (const auto& item : value) {
+          if (!item.is_string()) break;
+          const std::string given = lower(item.get<std::string>());
+          auto it = std::find_if(field.allowed.begin(), field.allowed.end(),
+                                 [&](const std::string& a) { return lower(a) == given; });
+          if (it == field.allowed.end() || !seen.insert(*it).second) break;
+          out.push_back(*it);
+        }
+      }
+      if (out.size() != field.allowed.size() || value.size() != field.allowed.size())
+        return Error{fmt::format("field \"{}\" must list each of {} exactly once", field.name, allowed_text(field))};
+      return out;
+    }
+  }
+  return Error{"unknown field kind"};
+}
+
+Result<Json> check_object(const Json& object, const ReplySchema& schema) {
+  Json out = Json::object();
+  for (const auto& field : schema) {
+    const Json* value = nullptr;
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (lower(it.key()) == lower(field.name)) {
+        value = &it.value();
+        break;
+      }
+    }
+    if (value == nullptr || value->is_null()) {
+      if (field.required) return Error{fmt::format("field \"{}\" is missing", field.name)};
+      continue;
+    }
+    auto checked = check_field(field, *value);
+    if (!checked) return checked.error();
+    out[field.name] = std::move(checked.value());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema) {
+  std::optional<Error> first_problem;
+  for (std::string_view span : object_spans(text)) {
+    Json object = Json::parse(span, nullptr, /*allow_exceptions=*/false);
+    if (object.is_discarded() || !object.is_object()) continue;
+    auto checked = check_object(object, schema);
+    if (checked) return checked;
+    if (!first_problem) first_problem = checked.error();
+  }
+  if (first_problem) return *first_problem;
+  return Error{"the reply contains no JSON object"};
+}
+
+std::string describe_schema(const ReplySchema& schema) {
+  std::string out = "{";
+  for (const auto& field : schema) {
+    if (out.size() > 1) out += ", ";
+    out += "\"" + field.name + "\": ";
+    switch (field.kind) {
+      case JsonField::Kind::kInteger:
+      case JsonField::Kind::kNumber:
+        out += "<" + range_text(field) + ">";
+        break;
+      case JsonField::Kind::kString:
+        out += "\"<text>\"";
+        break;
+      case JsonField::Kind::kChoice:
+        out += "<one of " + allowed_text(field) + ">";
+        break;
+      case JsonField::Kind::kPermutation:
+        out += "[<each of " + allowed_text(field) + ", best first>]";
+        break;
+    }
+  }
+  return out + "}";
+}
+
+}  // namespace parley

@@ -1,0 +1,45 @@
+#pragma once
+// Structured replies: finds the JSON object in a model's reply (bare, fenced or inside prose)
+// and checks it against a small schema, so that judge verdicts are parsed at the edge and a
+// malformed verdict is a described problem that can be re-asked, never an exception.
+// Used by the judge (judge.cc) and by protocols whose roles answer in JSON (mad).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "parley/result.h"
+
+namespace parley {
+
+struct JsonField {
+  enum class Kind {
+    kInteger,    // a whole number in [min, max] ("4" and 4.0 are accepted)
+    kNumber,     // a number in [min, max] ("0.8" accepted)
+    kString,     // any non-empty string
+    kChoice,     // one of `allowed`, compared case-insensitively; stored as spelled in `allowed`
+    kPermutation // an array holding every entry of `allowed` exactly once (a ranking)
+  };
+  std::string name;
+  Kind kind = Kind::kString;
+  double min = 0.0;
+  double max = 0.0;
+  std::vector<std::string> allowed;
+  bool required = true;
+};
+
+using ReplySchema = std::vector<JsonField>;
+
+// The first JSON object in `text` that satisfies `schema`, normalised: keys spelled as in the
+// schema (matched case-insensitively, so "score" and "Score" both work), numbers as numbers,
+// choices as spelled in the schema. Fields not in the schema are dropped. The error names the
+// first problem, in words that can be sent back to the model.
+Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema);
+
+// A one-line description of the expected object, for prompts: {"score": <integer 1-5>, ...}.
+std::string describe_schema(const ReplySchema& schema);
+
+}  // namespace parley

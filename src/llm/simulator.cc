@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/hash.h"
+#include "llm/simulator_judge.h"
 #include "llm/simulator_model.h"
 #include "llm/simulator_params.h"
 #include "llm/simulator_reply.h"
@@ -43,6 +44,15 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
   double confidence = 0.1;
   if (!note.task) {
     response.text = write_generic_reply();
+  } else if (is_judge_turn(note.turn)) {
+    // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
+    const TaskLatents task = task_latents(params, *note.task);
+    Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
+    const bool format_error = judge_kind(note.turn) == note.turn && format_rng.uniform() < params.format_error_rate;
+    // Keyed on the judge kind, so that a re-ask states the verdict the malformed reply meant.
+    Rng judge_rng(HashBuilder().add(stream_seed(params, note, temperature, "judge")).add(judge_kind(note.turn)).value());
+    response.text = write_judge_reply(params, profile, note, task, format_error, judge_rng);
+    confidence = 0.8;
   } else {
     const TaskLatents task = task_latents(params, *note.task);
     const Decision decision = decide(params, profile, note, temperature, task);

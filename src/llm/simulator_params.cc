@@ -56,6 +56,8 @@ const NumberField<SimulatorParams> kGlobalFields[] = {
     {"logprob_min_scale", &SimulatorParams::logprob_min_scale, 0.0, kInf},
     {"logprob_min_offset", &SimulatorParams::logprob_min_offset, 0.0, kInf},
     {"logprob_noise_sd", &SimulatorParams::logprob_noise_sd, 0.0, kInf},
+    {"judge_slope", &SimulatorParams::judge_slope, -kInf, kInf},
+    {"judge_bias", &SimulatorParams::judge_bias, -kInf, kInf},
 };
 
 const NumberField<SimulatorProfile> kProfileFields[] = {

@@ -68,6 +68,11 @@ struct SimulatorParams {
   double logprob_min_offset = 0.7;
   double logprob_noise_sd = 0.3;
 
+  // Judges (docs/simulator.md, "Judges"): P(the judge sees a response's correctness as it is)
+  // = σ(judge_slope · (a − d) + judge_bias).
+  double judge_slope = 4.0;
+  double judge_bias = 1.5;
+
   std::map<std::string, SimulatorProfile> profiles;
 };
 

@@ -1,0 +1,92 @@
+#include "llm/simulator_judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace parley::sim {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string label_of(const PeerView& shown) { return shown.label.empty() ? shown.agent : shown.label; }
+
+// Whether the judge takes the response for correct: it sees the truth with probability
+// σ(judge_slope · (a − d) + judge_bias), otherwise the opposite. An unparsed answer is wrong.
+bool perceived_correct(const SimulatorParams& params, const SimulatorProfile& profile, const TaskLatents& task,
+                       const Task& gold, const PeerView& shown, Rng& rng) {
+  const bool correct = !shown.answer.empty() && matches_gold(gold, shown.answer);
+  const double sees_truth = logistic(params.judge_slope * (profile.ability - task.difficulty) + params.judge_bias);
+  return rng.uniform() < sees_truth ? correct : !correct;
+}
+
+std::string reason(const PeerView& shown, bool good) {
+  const std::string answer = shown.answer.empty() ? "no clear answer" : "answer " + shown.answer;
+  return fmt::format("{} reaches {}, {}.", label_of(shown), answer,
+                     good ? "and the reasoning supports it" : "but the reasoning does not hold up");
+}
+
+// Likert 1–5: 4 or 5 for a response taken as right, 1–3 otherwise.
+int likert(bool good, Rng& rng) {
+  const double u = rng.uniform();
+  if (good) return u < 0.5 ? 5 : 4;
+  return u < 0.3 ? 1 : u < 0.8 ? 2 : 3;
+}
+
+}  // namespace
+
+bool is_judge_turn(std::string_view turn) { return turn.rfind("judge", 0) == 0; }
+
+std::string_view judge_kind(std::string_view turn) {
+  constexpr std::string_view kReask = "_reask";
+  if (turn.size() > kReask.size() && turn.substr(turn.size() - kReask.size()) == kReask)
+    turn.remove_suffix(kReask.size());
+  return turn;
+}
+
+std::string write_judge_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                              const TaskLatents& task, bool format_error, Rng& rng) {
+  const std::vector<PeerView>& shown = note.shown;
+  std::vector<bool> good;
+  for (const auto& s : shown) good.push_back(perceived_correct(params, profile, task, *note.task, s, rng));
+  if (format_error || shown.empty()) {
+    return shown.empty() ? "There is nothing to judge."
+                         : fmt::format("Having read it carefully, I find {} convincing overall.", label_of(shown[0]));
+  }
+  const std::string_view kind = judge_kind(note.turn);
+  Json verdict;
+  if (kind == "judge_score") {
+    verdict["score"] = likert(good[0], rng);
+    verdict["reason"] = reason(shown[0], good[0]);
+  } else if (kind == "judge_rubric") {
+    const double value = good[0] ? rng.uniform(0.7, 1.0) : rng.uniform(0.0, 0.4);
+    verdict["score"] = std::round(value * 100.0) / 100.0;
+    verdict["reason"] = reason(shown[0], good[0]);
+  } else if (kind == "judge_compare" && shown.size() == 2) {
+    // The response taken as right wins; between equals, the more confident one, else a coin.
+    std::size_t winner = good[0] != good[1] ? (good[0] ? 0 : 1) : (rng.uniform() < 0.5 ? 0 : 1);
+    if (good[0] == good[1] && shown[0].confidence && shown[1].confidence &&
+        *shown[0].confidence != *shown[1].confidence) {
+      winner = *shown[0].confidence > *shown[1].confidence ? 0 : 1;
+    }
+    verdict["winner"] = label_of(shown[winner]);
+    verdict["reason"] = reason(shown[winner], good[winner]);
+  } else if (kind == "judge_rank") {
+    // Responses taken as right first; within each group a random order.
+    std::vector<double> key;
+    for (std::size_t i = 0; i < shown.size(); ++i) key.push_back((good[i] ? 1.0 : 0.0) + rng.uniform() * 0.5);
+    std::vector<std::size_t> order(shown.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key[a] > key[b]; });
+    for (std::size_t i : order) verdict["ranking"].push_back(label_of(shown[i]));
+    verdict["reason"] = reason(shown[order[0]], good[order[0]]);
+  } else {
+    verdict["verdict"] = "unsupported judge kind";
+  }
+  return verdict.dump();
+}
+
+}  // namespace parley::sim

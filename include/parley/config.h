@@ -48,6 +48,9 @@ struct ProtocolConfig {
   std::string label;  // display name, unique in the experiment (defaults to name)
   ProtocolParams params;
   std::vector<std::string> agents;  // agent pool by name, in order (default: all agents)
+  std::vector<std::string> judges;  // judge panel by agent name (default: the pool's first agent)
+  JudgeSettings judging;            // the entry's `judge:` block
+  int best_of = 1;                  // drafts per turn kept by the judge (protocols paper Alg. I)
 };
 
 struct ExperimentConfig {

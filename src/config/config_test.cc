@@ -182,5 +182,40 @@ TEST_F(ConfigTest, ProtocolAgentsIsACountOrAListOfNames) {
   EXPECT_NE(error_of(two_agents + "  - {name: single, agents: [a9]}\n").find("no agent named 'a9'"), std::string::npos);
 }
 
+TEST_F(ConfigTest, JudgesJudgeBlockAndBestOf) {
+  const std::string two_agents =
+      "models:\n  - {name: sim, backend: simulator}\n  - {name: other, backend: simulator, profile: strong}\n"
+      "agents:\n  - {name: a1, model: sim}\n  - {name: j1, model: other}\ndataset: {path: " +
+      (dir_ / "tasks.jsonl").string() + "}\nprotocols:\n";
+  auto c = load_experiment(write(two_agents +
+                                 "  - {name: single, agents: [a1], judges: [j1, a1], best_of: 2,\n"
+                                 "     judge: {reasks: 1, masking: false, scale: rubric, aggregation: median}}\n"
+                                 "  - {name: debate}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const ProtocolConfig& judged = c->protocols[0];
+  EXPECT_EQ(judged.judges, (std::vector<std::string>{"j1", "a1"}));
+  EXPECT_EQ(judged.best_of, 2);
+  EXPECT_EQ(judged.judging.reasks, 1);
+  EXPECT_FALSE(judged.judging.mask_identities);
+  EXPECT_EQ(judged.judging.scale, JudgeScale::kRubric);
+  EXPECT_EQ(judged.judging.aggregation, JudgeAggregation::kMedian);
+  // Defaults: no judges listed (the pool's first agent judges), Likert, mean, masking, 2 re-asks.
+  const ProtocolConfig& plain = c->protocols[1];
+  EXPECT_TRUE(plain.judges.empty());
+  EXPECT_EQ(plain.best_of, 1);
+  EXPECT_EQ(plain.judging.reasks, 2);
+  EXPECT_TRUE(plain.judging.mask_identities);
+  EXPECT_EQ(plain.judging.scale, JudgeScale::kLikert);
+
+  EXPECT_NE(error_of(two_agents + "  - {name: single, judges: [j9]}\n").find("protocols[0].judges: no agent named 'j9'"),
+            std::string::npos);
+  EXPECT_NE(error_of(two_agents + "  - {name: single, best_of: 0}\n").find("protocols[0].best_of"), std::string::npos);
+  EXPECT_NE(error_of(two_agents + "  - {name: single, judge: {scale: stars}}\n").find("unknown judge scale 'stars'"),
+            std::string::npos);
+  EXPECT_NE(error_of(two_agents + "  - {name: single, judge: {panel: 3}}\n").find("panel"), std::string::npos);
+  const auto path = write(two_agents + "  - {name: single}\n");
+  EXPECT_NE(load_experiment(path)->fingerprint(), load_experiment(path, {"protocols.0.best_of=3"})->fingerprint());
+}
+
 }  // namespace
 }  // namespace parley

@@ -78,6 +78,23 @@ ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
   r.fail(spec.name, "unsupported parameter kind");
 }
 
+// The `judge:` block of a protocol entry (parley/judge.h).
+JudgeSettings read_judging(const YamlReader& r) {
+  r.only_keys({"reasks", "masking", "scale", "aggregation"}, "for judge");
+  JudgeSettings s;
+  s.reasks = static_cast<int>(r.optional_integer("reasks", 0, 10).value_or(s.reasks));
+  s.mask_identities = r.optional_flag("masking").value_or(s.mask_identities);
+  const std::string scale = r.optional_text("scale").value_or(judge_scale_name(s.scale));
+  if (scale == "likert") s.scale = JudgeScale::kLikert;
+  else if (scale == "rubric") s.scale = JudgeScale::kRubric;
+  else r.fail("scale", fmt::format("unknown judge scale '{}' (known: likert, rubric)", scale));
+  const std::string aggregation = r.optional_text("aggregation").value_or(judge_aggregation_name(s.aggregation));
+  if (aggregation == "mean") s.aggregation = JudgeAggregation::kMean;
+  else if (aggregation == "median") s.aggregation = JudgeAggregation::kMedian;
+  else r.fail("aggregation", fmt::format("unknown judge aggregation '{}' (known: mean, median)", aggregation));
+  return s;
+}
+
 ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents) {
   ProtocolConfig p;
   p.name = r.text("name");
@@ -87,7 +104,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     for (const auto& entry : protocol_registry()) known += (known.empty() ? "" : ", ") + entry.name;
     r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
   }
-  std::set<std::string> keys = {"name", "label", "agents"};
+  std::set<std::string> keys = {"name", "label", "agents", "judges", "judge", "best_of"};
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
   p.label = r.optional_text("label").value_or(p.name);
@@ -98,6 +115,15 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
   for (const auto& a : p.agents) {
     if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
   }
+  if (r.has("judges")) {
+    p.judges = r.text_list("judges");
+    if (p.judges.empty()) r.fail("judges", "expected a non-empty list of agent names");
+    for (const auto& j : p.judges) {
+      if (agents.count(j) == 0) r.fail("judges", fmt::format("no agent named '{}' is defined under agents", j));
+    }
+  }
+  if (r.has("judge")) p.judging = read_judging(r.map("judge"));
+  p.best_of = static_cast<int>(r.optional_integer("best_of", 1, 16).value_or(1));
   for (const auto& spec : info->params) {
     if (spec.name == "agents" && agent_list) {
       const auto count = static_cast<std::int64_t>(p.agents.size());
@@ -216,7 +242,9 @@ std::string ExperimentConfig::fingerprint() const {
     for (const auto& [key, value] : p.params.values()) {
       std::visit([&](const auto& v) { params[key] = v; }, value);
     }
-    j["protocols"].push_back({p.name, p.label, p.agents, params});
+    j["protocols"].push_back({p.name, p.label, p.agents, params, p.judges, p.judging.reasks,
+                              p.judging.mask_identities, judge_scale_name(p.judging.scale),
+                              judge_aggregation_name(p.judging.aggregation), p.best_of});
   }
   j["seeds"] = seeds;
   j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;

@@ -22,6 +22,7 @@ struct PlannedProtocol {
   const ProtocolConfig* config;
   std::unique_ptr<Protocol> protocol;
   std::vector<Agent> pool;
+  std::vector<Agent> judges;
 };
 
 struct Unit {
@@ -30,20 +31,24 @@ struct Unit {
   std::uint64_t seed;
 };
 
-std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConfig& protocol, Backends& backends) {
-  std::vector<Agent> pool;
-  auto add = [&](const AgentConfig& a) {
+std::vector<Agent> make_agents(const ExperimentConfig& config, const std::vector<std::string>& names,
+                               Backends& backends) {
+  std::vector<Agent> agents;
+  for (const auto& name : names) {
+    const AgentConfig& a = *config.agent(name);
     const ModelConfig* model = config.model(a.model);
-    pool.push_back(Agent{a.name, backends.clients.at(a.model).get(),
-                         model->backend == Backend::kOpenAi ? model->endpoint.model : model->name, a.sampling,
-                         a.system_prompt});
-  };
-  if (protocol.agents.empty()) {
-    for (const auto& a : config.agents) add(a);
-  } else {
-    for (const auto& name : protocol.agents) add(*config.agent(name));
+    agents.push_back(Agent{a.name, backends.clients.at(a.model).get(),
+                           model->backend == Backend::kOpenAi ? model->endpoint.model : model->name, a.sampling,
+                           a.system_prompt});
   }
-  return pool;
+  return agents;
+}
+
+std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConfig& protocol, Backends& backends) {
+  if (!protocol.agents.empty()) return make_agents(config, protocol.agents, backends);
+  std::vector<std::string> everyone;
+  for (const auto& a : config.agents) everyone.push_back(a.name);
+  return make_agents(config, everyone, backends);
 }
 
 Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary,
@@ -123,7 +128,8 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
 
   std::vector<PlannedProtocol> protocols;
   for (const auto& p : config.protocols) {
-    protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends)});
+    protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends),
+                         make_agents(config, p.judges, *backends)});
   }
 
   // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.
@@ -156,6 +162,9 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.agent_pool = unit.protocol->pool;
       setup.budget_tokens = config.budget_tokens_per_task;
       setup.reask_unparsed = config.reask_unparsed;
+      setup.judge_panel = unit.protocol->judges;
+      setup.judging = unit.protocol->config->judging;
+      setup.best_of = unit.protocol->config->best_of;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
       add_debate_metrics(transcript);
       if (auto ok = store.put(transcript); !ok) {

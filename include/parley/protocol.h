@@ -202,6 +202,7 @@ struct ProtocolInfo {
   std::string paper;        // citation
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Protocol>(const ProtocolParams&)> make;
+  int default_best_of = 1;  // drafts per turn when the experiment does not say (the paper's setting)
 };
 
 // The registry: every protocol parley knows, in display order.

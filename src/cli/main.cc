@@ -151,6 +151,10 @@ int command_protocols() {
       std::visit([&](const auto& v) { value = fmt::format("{}", v); }, spec.default_value);
       fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
     }
+    if (info.default_best_of > 1) {
+      fmt::print("{:<18}   best_of (int, default {}): drafts per turn kept by the judge (the paper's setting)\n", "",
+                 info.default_best_of);
+    }
   }
   return 0;
 }

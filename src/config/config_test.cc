@@ -215,6 +215,11 @@ TEST_F(ConfigTest, JudgesJudgeBlockAndBestOf) {
   EXPECT_NE(error_of(two_agents + "  - {name: single, judge: {panel: 3}}\n").find("panel"), std::string::npos);
   const auto path = write(two_agents + "  - {name: single}\n");
   EXPECT_NE(load_experiment(path)->fingerprint(), load_experiment(path, {"protocols.0.best_of=3"})->fingerprint());
+  // The protocols paper's turn protocols default to its best-of-2 reranking.
+  auto paper = load_experiment(write(two_agents + "  - {name: wr}\n  - {name: ra_cr, best_of: 1}\n"));
+  ASSERT_TRUE(paper.ok()) << paper.error().message;
+  EXPECT_EQ(paper->protocols[0].best_of, 2);
+  EXPECT_EQ(paper->protocols[1].best_of, 1);
 }
 
 }  // namespace

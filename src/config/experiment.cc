@@ -123,7 +123,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     }
   }
   if (r.has("judge")) p.judging = read_judging(r.map("judge"));
-  p.best_of = static_cast<int>(r.optional_integer("best_of", 1, 16).value_or(1));
+  p.best_of = static_cast<int>(r.optional_integer("best_of", 1, 16).value_or(info->default_best_of));
   for (const auto& spec : info->params) {
     if (spec.name == "agents" && agent_list) {
       const auto count = static_cast<std::int64_t>(p.agents.size());

@@ -171,6 +171,9 @@ TaskLatents task_latents(const SimulatorParams& params, const Task& task) {
 
 TurnModel turn_model(const Annotations& note) {
   if (note.turn == "revise") return TurnModel::kRevise;
+  // A first answer given after reading peers (same-round visibility) is that agent's own
+  // initial opinion revised in the light of what it was shown.
+  if (note.turn == "answer" && !note.shown.empty()) return TurnModel::kRevise;
   if (note.turn == "reask" && note.round >= 1) return TurnModel::kRevise;
   return TurnModel::kInitial;  // "answer", "sample", a round-0 "reask", and unknown kinds
 }

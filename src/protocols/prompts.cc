@@ -34,15 +34,32 @@ std::string reask_prompt(const Task& task) {
   return "Your reply did not state a final answer in the required form. " + format_instruction(task);
 }
 
+namespace {
+
+std::string solutions_block(const std::vector<PeerSolution>& peers) {
+  std::string out;
+  for (const auto& peer : peers) out += "\n\n" + peer.agent + "'s solution:\n```\n" + peer.text + "\n```";
+  return out;
+}
+
+}  // namespace
+
 std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers) {
-  std::string out = "These are the solutions to the problem from other agents:";
-  for (const auto& peer : peers) {
-    out += "\n\n" + peer.agent + "'s solution:\n```\n" + peer.text + "\n```";
-  }
+  std::string out = "These are the solutions to the problem from other agents:" + solutions_block(peers);
   out += "\n\nUsing the solutions from other agents as additional information, give an updated "
          "answer to the original problem. ";
   out += format_instruction(task);
   return out;
+}
+
+std::string task_prompt_after_peers(const Task& task, const std::vector<PeerSolution>& peers) {
+  return question_with_options(task) + "\n\nOther agents have already answered in this round:" +
+         solutions_block(peers) + "\n\nTaking their solutions into account, give your own answer. " +
+         format_instruction(task);
+}
+
+std::string reconsider_prompt(const Task& task) {
+  return "Reconsider your previous solution step by step and give your final answer. " + format_instruction(task);
 }
 
 }  // namespace parley

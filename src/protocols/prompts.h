@@ -29,4 +29,10 @@ struct PeerSolution {
 // Du et al.'s debate turn: the peers' latest solutions, then the request to update.
 std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers);
 
+// An agent's first turn after peers have already answered in the same round (WR).
+std::string task_prompt_after_peers(const Task& task, const std::vector<PeerSolution>& peers);
+
+// A later turn that shows no peers (NI): the agent reconsiders its own previous reply.
+std::string reconsider_prompt(const Task& task);
+
 }  // namespace parley

@@ -8,5 +8,9 @@ namespace parley {
 ProtocolInfo single_protocol();            // single.cc
 ProtocolInfo self_consistency_protocol();  // self_consistency.cc
 ProtocolInfo debate_protocol();            // debate.cc
+ProtocolInfo ni_protocol();                // ni.cc
+ProtocolInfo wr_protocol();                // wr.cc
+ProtocolInfo cr_protocol();                // cr.cc
+ProtocolInfo ra_cr_protocol();             // ra_cr.cc
 
 }  // namespace parley

@@ -9,6 +9,10 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       single_protocol(),
       self_consistency_protocol(),
       debate_protocol(),
+      ni_protocol(),
+      wr_protocol(),
+      cr_protocol(),
+      ra_cr_protocol(),
   };
   return registry;
 }

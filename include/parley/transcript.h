@@ -36,6 +36,11 @@ struct MessageRecord {
   std::vector<std::string> shown;
 };
 
+// Whether a call is an agent's turn in the debate — its reply states the agent's position —
+// as opposed to a judge's verdict (roles "judge…"), a best-of-N draft the judge did not keep
+// ("draft") or a failed call. Metrics over agents' turns read only these.
+bool is_agent_turn(const MessageRecord& message);
+
 // A controller event that is not an LLM call (a vote, a stop decision, ...).
 struct EventRecord {
   int round = 0;

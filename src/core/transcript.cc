@@ -32,6 +32,12 @@ std::int64_t Transcript::completion_tokens() const {
   return total;
 }
 
+bool is_agent_turn(const MessageRecord& message) {
+  if (message.error) return false;
+  if (message.role == "draft") return false;
+  return message.role.rfind("judge", 0) != 0;
+}
+
 double Transcript::latency_ms() const {
   // Critical path: an agent's calls within a round run one after another (answer, re-ask);
   // the agents of a round run in parallel; rounds run one after another.

@@ -25,7 +25,7 @@ struct AgentTurn {
 std::vector<AgentTurn> agent_turns(const Transcript& t) {
   std::vector<AgentTurn> turns;
   for (const auto& m : t.messages) {
-    if (m.error) continue;
+    if (!is_agent_turn(m)) continue;
     if (m.role == "reask") {
       for (auto it = turns.rbegin(); it != turns.rend(); ++it) {
         if (it->agent == m.agent && it->round == m.round) {

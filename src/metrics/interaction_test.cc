@@ -131,5 +131,15 @@ TEST(AddDebateMetrics, WritesOnlyDefinedMetricsAndSkipsFailedCalls) {
   EXPECT_EQ(t.metrics.count("cf"), 0u);
 }
 
+TEST(AgentTurns, JudgeCallsAndRejectedDraftsAreNotTurns) {
+  Transcript t;
+  t.messages = {turn(0, "a1", "I agree with a2.", "draft"), turn(0, "a1", "Plainly B."),
+                turn(0, "j1", R"({"score": 4, "reason": "a1 agrees with a2"})", "judge_score"),
+                turn(0, "j1", R"({"score": 5})", "judge_score_reask")};
+  add_debate_metrics(t);
+  EXPECT_DOUBLE_EQ(t.metrics.at("prr"), 0.0);  // only "Plainly B." is a turn
+  EXPECT_EQ(t.metrics.count("ad"), 0u);        // one turn: AD undefined
+}
+
 }  // namespace
 }  // namespace parley

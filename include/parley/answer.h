@@ -38,6 +38,11 @@ std::optional<double> parse_number(std::string_view text);
 // significant decimals without trailing zeros ("0.75").
 std::string canonical_number(double value);
 
+// A numeric forecast (protocols paper §2.3): the number after an "Impact:" label if present,
+// otherwise the first signed percentage ("+0.3%", "-1.2 %"). Percent values are returned as
+// written (0.3 for "+0.3%"). The answer of a forecast task.
+std::optional<double> parse_forecast(std::string_view text);
+
 // "Confidence: 80%", "confidence 0.8", "I am 90% confident". Returns a value in [0, 1].
 std::optional<double> parse_confidence(std::string_view text);
 

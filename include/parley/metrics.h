@@ -23,11 +23,6 @@ struct InteractionMetrics {
 
 InteractionMetrics interaction_metrics(const Transcript& transcript);
 
-// A numeric forecast in a reply (§2.3): the number after an "Impact:" label if present,
-// otherwise the first signed percentage ("+0.3%", "-1.2 %"). Percent values are returned as
-// written (0.3 for "+0.3%").
-std::optional<double> parse_forecast(std::string_view text);
-
 // Fills transcript.metrics with every metric defined for it ("prr", "ad", "cf").
 void add_debate_metrics(Transcript& transcript);
 

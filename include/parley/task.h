@@ -8,9 +8,11 @@
 
 namespace parley {
 
-enum class AnswerType { kChoice, kNumber, kText };
+// kForecast: a numeric forecast stated as "Impact: <value>" or a signed percentage (protocols
+// paper §2.3); gold is the realised value.
+enum class AnswerType { kChoice, kNumber, kText, kForecast };
 
-const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text"
+const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text" | "forecast"
 
 struct Task {
   std::string id;
@@ -22,6 +24,9 @@ struct Task {
   std::string answer;
   // Optional latent difficulty in [0, 1], used by the simulator when present.
   std::optional<double> difficulty;
+  // Number and forecast tasks: an answer within this absolute distance of the gold is correct
+  // (default: equal up to a relative 1e-6).
+  std::optional<double> tolerance;
 };
 
 // "A", "B", ... for option index 0, 1, ...

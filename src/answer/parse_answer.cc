@@ -23,6 +23,9 @@ Answer parse_answer(std::string_view text, const Task& task) {
     case AnswerType::kText:
       answer.value = answer_scan::parse_text_answer(text);
       break;
+    case AnswerType::kForecast:
+      if (auto forecast = parse_forecast(text)) answer.value = canonical_number(*forecast);
+      break;
   }
   answer.confidence = parse_confidence(text);
   answer.beliefs = parse_beliefs(text);
@@ -46,11 +49,13 @@ bool answers_match(const Task& task, std::string_view answer) {
       }
       return true;
     }
-    case AnswerType::kNumber: {
+    case AnswerType::kNumber:
+    case AnswerType::kForecast: {
       const auto mine = parse_number(answer);
       const auto gold = parse_number(task.answer);
       if (!mine || !gold) return false;
-      const double tolerance = std::max(1e-9, 1e-6 * std::max(std::fabs(*mine), std::fabs(*gold)));
+      const double tolerance =
+          task.tolerance.value_or(std::max(1e-9, 1e-6 * std::max(std::fabs(*mine), std::fabs(*gold))));
       return std::fabs(*mine - *gold) <= tolerance;
     }
     case AnswerType::kText: {

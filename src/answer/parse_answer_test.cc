@@ -95,6 +95,27 @@ TEST(AnswersMatch, NumbersWithTolerance) {
   EXPECT_FALSE(answers_match(make_task(AnswerType::kNumber, "unknown"), "0"));
 }
 
+TEST(ParseAnswer, ForecastReadsTheImpactLineElseTheFirstSignedPercentage) {
+  const Task forecast = make_task(AnswerType::kForecast, "0.3");
+  EXPECT_EQ(parse_answer("Prices rise +0.5% first.\nImpact: +0.25%\nConfidence: 70%", forecast).value, "0.25");
+  EXPECT_EQ(parse_answer("I expect -0.1% on core CPI.", forecast).value, "-0.1");
+  EXPECT_FALSE(parse_answer("Answer: 0.3", forecast).value);  // not a forecast by the paper's rule
+  EXPECT_EQ(parse_answer("Impact: +0.3%\nConfidence: 70%", forecast).confidence, 0.7);
+}
+
+TEST(AnswersMatch, ForecastAndNumberWithinTheTasksTolerance) {
+  Task forecast = make_task(AnswerType::kForecast, "0.3");
+  EXPECT_FALSE(answers_match(forecast, "0.25"));
+  forecast.tolerance = 0.05;
+  EXPECT_TRUE(answers_match(forecast, "0.25"));
+  EXPECT_TRUE(answers_match(forecast, "0.35"));
+  EXPECT_FALSE(answers_match(forecast, "0.36"));
+  Task number = make_task(AnswerType::kNumber, "100");
+  number.tolerance = 1.0;
+  EXPECT_TRUE(answers_match(number, "99"));
+  EXPECT_FALSE(answers_match(number, "98.9"));
+}
+
 TEST(AnswersMatch, TextAfterNormalisation) {
   const Task task = make_task(AnswerType::kText, "The Eiffel Tower");
   EXPECT_TRUE(answers_match(task, "eiffel tower"));

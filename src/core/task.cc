@@ -7,6 +7,7 @@ const char* answer_type_name(AnswerType type) {
     case AnswerType::kChoice: return "choice";
     case AnswerType::kNumber: return "number";
     case AnswerType::kText: return "text";
+    case AnswerType::kForecast: return "forecast";
   }
   return "text";
 }

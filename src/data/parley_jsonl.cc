@@ -63,7 +63,8 @@ Result<AnswerType> read_answer_type(const json& row, const json& answer, bool ha
     if (name == "choice") return AnswerType::kChoice;
     if (name == "number") return AnswerType::kNumber;
     if (name == "text") return AnswerType::kText;
-    return Error{"unknown answer_type " + in_quotes(name) + " (choice|number|text)"};
+    if (name == "forecast") return AnswerType::kForecast;
+    return Error{"unknown answer_type " + in_quotes(name) + " (choice|number|text|forecast)"};
   }
   if (has_options) return AnswerType::kChoice;
   if (answer.is_number()) return AnswerType::kNumber;
@@ -144,7 +145,8 @@ Result<Task> task_from_row(const json& row, int line) {
       if (task.options.empty()) return Error{"answer_type choice needs options"};
       gold = choice_answer(*answer, task.options);
       break;
-    case AnswerType::kNumber: gold = number_answer(*answer); break;
+    case AnswerType::kNumber:
+    case AnswerType::kForecast: gold = number_answer(*answer); break;
     case AnswerType::kText: gold = text_answer(*answer); break;
   }
   if (!gold) return gold.error();
@@ -155,6 +157,13 @@ Result<Task> task_from_row(const json& row, int line) {
       return Error{"difficulty must be a number in [0, 1]"};
     }
     task.difficulty = difficulty->get<double>();
+  }
+  if (const json* tolerance = field(row, "tolerance")) {
+    if (task.answer_type != AnswerType::kNumber && task.answer_type != AnswerType::kForecast) {
+      return Error{"tolerance applies to number and forecast answers only"};
+    }
+    if (!tolerance->is_number() || !(tolerance->get<double>() >= 0.0)) return Error{"tolerance must be a number >= 0"};
+    task.tolerance = tolerance->get<double>();
   }
   return task;
 }

@@ -93,6 +93,18 @@ TEST(ParleyJsonl, AnswerTypeDefaultsFollowTheAnswer) {
   EXPECT_FALSE(dataset.tasks[0].difficulty.has_value());
 }
 
+TEST(ParleyJsonl, ForecastRowsWithTolerance) {
+  const Dataset dataset = read(R"({"question": "Impact of the event on sticky core CPI?", "answer": 0.3,)"
+                               R"( "answer_type": "forecast", "tolerance": 0.1})");
+  ASSERT_EQ(dataset.tasks.size(), 1u);
+  EXPECT_EQ(dataset.tasks[0].answer_type, AnswerType::kForecast);
+  EXPECT_EQ(dataset.tasks[0].answer, "0.3");
+  EXPECT_EQ(dataset.tasks[0].tolerance, 0.1);
+  EXPECT_EQ(issue_of(R"({"question": "q", "answer": 1, "tolerance": -1})"), "tolerance must be a number >= 0");
+  EXPECT_EQ(issue_of(R"({"question": "q", "answer": "Paris", "tolerance": 1})"),
+            "tolerance applies to number and forecast answers only");
+}
+
 TEST(ParleyJsonl, IdsDefaultToTheLineAndMayBeNumbers) {
   const Dataset dataset = read("\n{\"question\": \"q\", \"answer\": 1}\r\n{\"id\": 17, \"question\": \"q\", \"answer\": 2}\n");
   ASSERT_EQ(dataset.tasks.size(), 2u);
@@ -122,7 +134,7 @@ TEST(ParleyJsonl, MalformedRowsAreIssuesWithTheirLine) {
       {3, "missing question"},
       {4, "not valid JSON"},
       {5, "row is not a JSON object"},
-      {6, "unknown answer_type 'date' (choice|number|text)"},
+      {6, "unknown answer_type 'date' (choice|number|text|forecast)"},
       {7, "duplicate id 'a' (first used on line 1)"},
       {8, "difficulty must be a number in [0, 1]"},
       {9, "question is empty"},

@@ -159,13 +159,15 @@ bool matches_gold(const Task& task, std::string_view answer) {
         if (lower(a[i]) != lower(g[i])) return false;
       return !a.empty();
     }
-    case AnswerType::kNumber: {
+    case AnswerType::kNumber:
+    case AnswerType::kForecast: {
       const auto a = parse_plain_number(answer);
       const auto g = parse_plain_number(task.answer);
       if (a && g) return numbers_equal(*a, *g);
       break;  // a non-numeric gold is compared as text
     }
-    case AnswerType::kText: break;
+    case AnswerType::kText:
+      break;
   }
   const std::string a = normalized(answer);
   return !a.empty() && a == normalized(task.answer);
@@ -177,8 +179,9 @@ AnswerSpace answer_space(const Task& task, std::uint64_t task_hash) {
   if (task.answer_type == AnswerType::kChoice) {
     const std::size_t n = choice_count(task);
     for (std::size_t i = 0; i < n; ++i) add_unique(space.wrong, option_letter(i), task);
-  } else if (const auto gold = task.answer_type == AnswerType::kNumber ? parse_plain_number(task.answer)
-                                                                       : std::nullopt) {
+  } else if (const auto gold = task.answer_type == AnswerType::kNumber || task.answer_type == AnswerType::kForecast
+                                   ? parse_plain_number(task.answer)
+                                   : std::nullopt) {
     space.gold = canonical_number_text(*gold);
     space.wrong = number_distractors(task, *gold);
   } else {

@@ -123,12 +123,23 @@ std::shared_ptr<const Task> text_task(int index) {
   return task;
 }
 
+// Monthly sticky-CPI style forecasts: 0.1, 0.2, ..., some negative.
+std::shared_ptr<const Task> forecast_task(int index) {
+  auto task = std::make_shared<Task>();
+  task->id = "forecast-" + std::to_string(index);
+  task->question = "What impact on next month's sticky core inflation do you expect from event " +
+                   std::to_string(index) + "?";
+  task->answer_type = AnswerType::kForecast;
+  task->answer = canonical_number(static_cast<double>(index % 7 - 2) / 10.0);
+  return task;
+}
+
 TEST(SimulatorTest, EveryReplyParsesToTheDecisionOrIsAFormatError) {
   const auto& params = *default_simulator_params();
   int unparsed = 0;
   int total = 0;
   for (int i = 0; i < 300; ++i) {
-    for (const auto& task : {choice_task(i), number_task(i), text_task(i)}) {
+    for (const auto& task : {choice_task(i), number_task(i), text_task(i), forecast_task(i)}) {
       const auto space = task_latents(params, *task).answers;
       for (int round = 0; round < 2; ++round) {
         ChatRequest request = request_for(task, "a1", round, round == 0 ? "answer" : "revise");
@@ -141,7 +152,7 @@ TEST(SimulatorTest, EveryReplyParsesToTheDecisionOrIsAFormatError) {
         const Decision meant = decide(params, default_profile(), request.note, 0.7, task_latents(params, *task));
         const Answer answer = read_answer(r.text, *task);
         ++total;
-        if (r.text.find("Answer:") == std::string::npos) {
+        if (r.text.find("Answer:") == std::string::npos && r.text.find("Impact:") == std::string::npos) {
           ++unparsed;
           if (task->answer_type == AnswerType::kText) {
             EXPECT_EQ(r.text, "");

@@ -215,8 +215,14 @@ void write_ending(Writer& writer, const Task& task, const Decision& decision) {
     }
   }
   writer.sentence(decision.confidence < 0.6 ? writer.pick(kConcludeHedged) : writer.pick(kConclude), slots);
-  writer.line("Answer: ");
-  writer.text() += decision.answer;
+  if (task.answer_type == AnswerType::kForecast) {
+    // The protocols paper's forecast line: a signed percentage.
+    writer.line("Impact: ");
+    writer.text() += (decision.answer.empty() || decision.answer[0] == '-' ? "" : "+") + decision.answer + "%";
+  } else {
+    writer.line("Answer: ");
+    writer.text() += decision.answer;
+  }
   writer.line("Confidence: ");
   writer.text() += std::to_string(static_cast<int>(std::lround(decision.confidence * 100.0)));
   writer.text() += '%';

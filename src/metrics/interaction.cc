@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "parley/answer.h"
 #include "parley/metrics.h"
 
 namespace parley {
@@ -99,14 +100,6 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
-std::optional<double> parse_signed_number(std::string_view text) {
-  std::string buffer(text.substr(0, 64));
-  char* end = nullptr;
-  const double value = std::strtod(buffer.c_str(), &end);
-  if (end == buffer.c_str() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
 // The forecast of a turn: the paper's rule, else the turn's canonical answer when it is a
 // plain number (numeric tasks).
 std::optional<double> forecast_of(const AgentTurn& turn) {
@@ -128,32 +121,6 @@ double population_variance(const std::vector<double>& values) {
 }
 
 }  // namespace
-
-std::optional<double> parse_forecast(std::string_view text) {
-  const std::string lowered = lower(text);
-  if (auto at = lowered.find("impact:"); at != std::string::npos) {
-    std::size_t i = at + 7;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (auto value = parse_signed_number(text.substr(i))) return value;
-  }
-  // First signed percentage: an explicit + or - sign, digits, optional decimals, then '%'.
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '+' && text[i] != '-') continue;
-    if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) continue;  // "2-3%" is a range
-    std::size_t j = i + 1;
-    while (j < text.size() && text[j] == ' ') ++j;
-    const std::size_t digits = j;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    if (j == digits || !std::isdigit(static_cast<unsigned char>(text[digits]))) continue;
-    std::size_t k = j;
-    while (k < text.size() && text[k] == ' ') ++k;
-    if (k < text.size() && text[k] == '%') {
-      auto magnitude = parse_signed_number(text.substr(digits, j - digits));
-      if (magnitude) return text[i] == '-' ? -*magnitude : *magnitude;
-    }
-  }
-  return std::nullopt;
-}
 
 InteractionMetrics interaction_metrics(const Transcript& transcript) {
   InteractionMetrics metrics;

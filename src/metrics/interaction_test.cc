@@ -15,16 +15,6 @@ MessageRecord turn(int round, std::string agent, std::string text, std::string r
   return m;
 }
 
-TEST(ParseForecast, ImpactLineThenFirstSignedPercentage) {
-  EXPECT_EQ(parse_forecast("Reasoning...\nImpact: -0.25\nConfidence: 70%"), -0.25);
-  EXPECT_EQ(parse_forecast("impact: +1.5% on core CPI"), 1.5);
-  EXPECT_EQ(parse_forecast("Core inflation moves +0.3% then -0.1 %."), 0.3);
-  EXPECT_EQ(parse_forecast("A drop of - 0.4% is likely"), -0.4);
-  EXPECT_FALSE(parse_forecast("Confidence: 80%"));        // unsigned: not a forecast
-  EXPECT_FALSE(parse_forecast("a 2-3% range"));           // a range, not a signed value
-  EXPECT_FALSE(parse_forecast("step-by-step, no numbers"));
-}
-
 TEST(Prr, CountsTurnsNamingAPeerWithAStanceWord) {
   Transcript t;
   t.messages = {

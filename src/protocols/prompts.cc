@@ -13,6 +13,9 @@ std::string format_instruction(const Task& task) {
     case AnswerType::kText:
       return "Think step by step. End your reply with two lines: \"Answer: <short answer>\" and "
              "\"Confidence: <0-100>%\".";
+    case AnswerType::kForecast:
+      return "Think step by step. End your reply with two lines: \"Impact: <signed percentage, e.g. +0.3%>\" "
+             "and \"Confidence: <0-100>%\".";
   }
   return {};
 }

@@ -1,10 +1,31 @@
 #include "protocols/vote.h"
 
+#include <algorithm>
 #include <map>
 
 namespace parley {
 
+namespace {
+
+VoteResult median_forecast(const std::vector<Answer>& answers) {
+  std::vector<double> values;
+  for (const auto& a : answers)
+    if (a.value)
+      if (auto v = parse_number(*a.value)) values.push_back(*v);
+  VoteResult result;
+  result.median = true;
+  result.voters = static_cast<int>(values.size());
+  if (values.empty()) return result;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  result.winner = canonical_number(values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0);
+  return result;
+}
+
+}  // namespace
+
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
+  if (type == AnswerType::kForecast) return median_forecast(answers);
   struct Tally {
     int votes = 0;
     double confidence = 0.0;
@@ -41,6 +62,7 @@ VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
 }
 
 std::string describe(const VoteResult& vote) {
+  if (vote.median) return "median of " + std::to_string(vote.voters) + " forecasts: " + vote.winner.value_or("(none)");
   return std::to_string(vote.votes) + " of " + std::to_string(vote.voters) + " for " + vote.winner.value_or("(none)");
 }
 

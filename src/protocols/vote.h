@@ -14,12 +14,15 @@ struct VoteResult {
   std::optional<std::string> winner;  // nullopt when no answer parsed
   int votes = 0;                      // votes for the winner
   int voters = 0;                     // parsed answers counted
+  bool median = false;                // a forecast task's collective answer: the median forecast
 };
 
 // Plurality over parsed answers. Ties go to the answer with the larger summed self-reported
 // confidence, then to the one that appears first (documented in docs/protocols.md). Free-text
 // answers are grouped by normalize_text ("Paris." and "paris" are one vote); the winner is
-// spelled as its first voter wrote it.
+// spelled as its first voter wrote it. Forecast tasks have no plurality over a continuum:
+// their collective answer is the median of the forecasts (the mean of the middle two when
+// their number is even).
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type = AnswerType::kChoice);
 
 // "2 of 3 for B": the detail of a protocol's "vote" event.

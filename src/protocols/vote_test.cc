@@ -19,6 +19,16 @@ TEST(MajorityVote, PluralityWins) {
   EXPECT_EQ(vote.voters, 3);
 }
 
+TEST(MajorityVote, ForecastsTakeTheMedian) {
+  const auto odd = majority_vote({answer("0.3"), answer("-0.1"), answer(std::nullopt), answer("0.2")},
+                                 AnswerType::kForecast);
+  EXPECT_EQ(odd.winner, "0.2");
+  EXPECT_EQ(odd.voters, 3);
+  EXPECT_EQ(describe(odd), "median of 3 forecasts: 0.2");
+  EXPECT_EQ(majority_vote({answer("0.3"), answer("0.1")}, AnswerType::kForecast).winner, "0.2");
+  EXPECT_FALSE(majority_vote({answer(std::nullopt)}, AnswerType::kForecast).winner);
+}
+
 TEST(MajorityVote, UnparsedAnswersDoNotVote) {
   const auto vote = majority_vote({answer(std::nullopt), answer("C"), answer(std::nullopt)});
   EXPECT_EQ(vote.winner, "C");

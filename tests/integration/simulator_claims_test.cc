@@ -9,6 +9,7 @@
 
 #include "integration/cli_support.h"
 #include "parley/config.h"
+#include "parley/protocol.h"
 #include "parley/runner.h"
 #include "parley/store.h"
 
@@ -56,6 +57,57 @@ TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
   }
   EXPECT_GT(correct_to_wrong, 0) << "debate never broke a correct answer";
   EXPECT_GT(wrong_to_correct, correct_to_wrong) << "debate should fix more answers than it breaks";
+}
+
+// Every registered protocol, with its defaults and a separate judge model, runs to completion on
+// the simulator: no failures, answers parsed, judge verdicts valid after their re-asks, and the
+// per-debate metrics filled in. Also the protocols paper's H1: WR interacts more than CR (PRR).
+TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
+  const auto dir = scratch_dir("all-protocols");
+  std::string protocols;
+  for (const auto& info : protocol_registry()) protocols += "  - {name: " + info.name + ", judges: [judge]}\n";
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n  - {name: other, backend: simulator, profile: strong}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 0.4}\n  - {name: a2, model: sim, temperature: 0.4}\n"
+             "  - {name: a3, model: sim, temperature: 0.4}\n  - {name: judge, model: other, temperature: 0.2}\n"
+             "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 40}\n"
+             "protocols:\n" + protocols + "seeds: [1, 2]\n");
+  auto config = load_experiment(dir / "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  // The debaters are a1..a3; the judge only judges.
+  for (auto& p : config->protocols) p.agents = {"a1", "a2", "a3"};
+  RunOptions options;
+  options.out_dir = dir / "out";
+  auto outcome = run_experiment(*config, options);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  std::map<std::string, double> prr;
+  for (const auto& p : outcome->summary.protocols) {
+    EXPECT_EQ(p.n, 80) << p.name;
+    EXPECT_EQ(p.failed, 0) << p.name;
+    EXPECT_LE(p.unparsed_rate, 0.05) << p.name;
+    EXPECT_GT(p.accuracy, 0.5) << p.name;
+    if (p.metrics_mean.count("prr")) prr[p.name] = p.metrics_mean.at("prr");
+  }
+  auto store = Store::open(options.out_dir / "results.sqlite");
+  ASSERT_TRUE(store);
+  auto transcripts = (*store)->load_all();
+  ASSERT_TRUE(transcripts);
+  int judge_calls = 0, judge_failures = 0;
+  for (const auto& t : *transcripts) {
+    for (const auto& m : t.messages) {
+      if (m.role.rfind("judge", 0) == 0) {
+        ++judge_calls;
+        EXPECT_EQ(m.agent, "judge");
+      }
+    }
+    for (const auto& e : t.events) judge_failures += e.kind == "judge_failed";
+    EXPECT_TRUE(t.metrics.count("prr")) << t.protocol;
+  }
+  EXPECT_GT(judge_calls, 1000);  // best-of-2 on every turn of ni/wr/cr/ra_cr, plus RA-CR's ranking
+  EXPECT_EQ(judge_failures, 0);  // malformed first verdicts are fixed by their re-asks
+  ASSERT_TRUE(prr.count("wr") && prr.count("cr"));
+  EXPECT_GT(prr["wr"], prr["cr"]);
+  EXPECT_EQ(prr["ni"], 0.0);  // nobody is shown a peer to refer to
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace parley {
 struct MessageRecord {
   int round = 0;
   std::string agent;
-  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ...
+  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ... (see is_agent_answer_role)
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;
@@ -35,6 +35,13 @@ struct MessageRecord {
   // a debate transcript, group summaries), in the order shown. Empty for an independent turn.
   std::vector<std::string> shown;
 };
+
+// Whether a call of this role is an agent's own answer to the task ("answer-bearing"), which
+// the answer-based metrics read. Calls that judge, moderate or summarise the agents are not:
+// a protocol marks such a role by naming it with the prefix "judge", "moderator" or "summary"
+// ("judge", "judge_rank", "summary_group1"). A "reask" call is of the kind of the call it
+// repeats; the metrics fold it into that turn.
+bool is_agent_answer_role(std::string_view role);
 
 // A controller event that is not an LLM call (a vote, a stop decision, ...).
 struct EventRecord {

@@ -4,6 +4,10 @@
 
 namespace parley {
 
+std::string vote_key(const std::string& value, AnswerType type) {
+  return type == AnswerType::kText ? normalize_text(value) : value;
+}
+
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   struct Tally {
     int votes = 0;
@@ -16,7 +20,7 @@ VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].value) continue;
     const std::string& value = *answers[i].value;
-    auto [it, inserted] = tallies.try_emplace(type == AnswerType::kText ? normalize_text(value) : value);
+    auto [it, inserted] = tallies.try_emplace(vote_key(value, type));
     if (inserted) {
       it->second.first = i;
       it->second.spelling = value;

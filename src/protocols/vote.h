@@ -1,6 +1,7 @@
 #pragma once
 // Majority vote over agents' answers, shared by every protocol that aggregates by voting
-// (self-consistency, Du et al. debate, the budget fallback).
+// (self-consistency, Du et al. debate, the budget fallback) and by the metrics that re-run the
+// vote (UDPO's leave-one-out instability).
 
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ struct VoteResult {
 // answers are grouped by normalize_text ("Paris." and "paris" are one vote); the winner is
 // spelled as its first voter wrote it.
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type = AnswerType::kChoice);
+
+// The form under which majority_vote groups an answer: its normalised text for free-text
+// answers, the canonical value itself otherwise. Two answers are one vote when their keys match.
+std::string vote_key(const std::string& value, AnswerType type);
 
 // "2 of 3 for B": the detail of a protocol's "vote" event.
 std::string describe(const VoteResult& vote);

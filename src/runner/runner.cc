@@ -157,7 +157,8 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.budget_tokens = config.budget_tokens_per_task;
       setup.reask_unparsed = config.reask_unparsed;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
-      add_debate_metrics(transcript, {.answer_type = unit.task->answer_type});
+      add_debate_metrics(transcript, {.u_intra_lambda = config.metrics.u_intra_lambda,
+                                      .answer_type = unit.task->answer_type});
       if (auto ok = store.put(transcript); !ok) {
         store_error = ok.error();
         co_return;

@@ -113,6 +113,25 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   EXPECT_NE(again.err.find("--resume"), std::string::npos);
 }
 
+TEST(Cli, MetricsLambdaReachesTheStoredMetrics) {
+  const auto dir = scratch_dir("lambda");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample(), "metrics: {u_intra_lambda: 1}\n"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // λ = 1: U_intra = F in every debate that defines it, also where F and M differ.
+  int with_u_intra = 0, flips_differ_from_revision = 0;
+  std::istringstream lines(read_file(dir / "out/transcripts.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto metrics = nlohmann::json::parse(line)["metrics"];
+    if (!metrics.contains("u_intra")) continue;
+    ++with_u_intra;
+    EXPECT_DOUBLE_EQ(metrics["u_intra"].get<double>(), metrics["flip_rate"].get<double>());
+    flips_differ_from_revision += metrics["flip_rate"] != metrics["belief_revision"];
+  }
+  EXPECT_EQ(with_u_intra, 12);  // the debate's 6 tasks × 2 seeds
+  EXPECT_GT(flips_differ_from_revision, 0);
+}
+
 TEST(Cli, CompareReportsPairedStatisticsAgainstTheBaseline) {
   const auto dir = scratch_dir("compare");
   write_file(dir / "exp.yaml", small_experiment(mc_sample()));

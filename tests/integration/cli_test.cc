@@ -83,6 +83,16 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   }
   EXPECT_NEAR(summary["protocols"][0]["calls_mean"].get<double>(), 1.0, 0.2);  // re-asks are rare
   EXPECT_GE(summary["protocols"][2]["calls_mean"].get<double>(), 9.0);
+  // iMAD's breakdown against single, on every other protocol, over all 12 matched units.
+  EXPECT_FALSE(summary["protocols"][0].contains("vs_single"));
+  for (int i : {1, 2}) {
+    const auto& vs = summary["protocols"][i]["vs_single"];
+    EXPECT_EQ(vs["baseline"], "single");
+    EXPECT_EQ(vs["right_right"].get<int>() + vs["right_wrong"].get<int>() + vs["wrong_right"].get<int>() +
+                  vs["wrong_wrong"].get<int>(),
+              12);
+  }
+  EXPECT_NE(r.out.find("vs single on the same task x seed units"), std::string::npos) << r.out;
 
   // One JSONL line per debate, each unit exactly once.
   std::set<std::string> units;

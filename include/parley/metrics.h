@@ -61,7 +61,8 @@ struct UncertaintyMetrics {
   std::optional<double> u_sys;            // (H̃ + D + L) / 3, eq. (19)
 };
 
-UncertaintyMetrics uncertainty_metrics(const Transcript& transcript, const DebateMetricsOptions& options = {});
+UncertaintyMetrics uncertainty_metrics(const Transcript& transcript,
+                                       const DebateMetricsOptions& options = {});
 
 // ---- Communication (SVR-MAD §4) ------------------------------------------------------------
 

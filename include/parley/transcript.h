@@ -17,7 +17,7 @@ namespace parley {
 struct MessageRecord {
   int round = 0;
   std::string agent;
-  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ... (see is_agent_answer_role)
+  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ... (is_agent_answer_role)
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;

@@ -176,11 +176,12 @@ TEST_F(ConfigTest, MetricsLambdaIsReadCheckedAndFingerprinted) {
   EXPECT_DOUBLE_EQ(bounds->metrics.u_intra_lambda, 1.0);
 
   const auto too_big = error_of(valid("  - {name: single}\n", "metrics:\n  u_intra_lambda: 1.5\n"));
-  EXPECT_NE(too_big.find("exp.yaml:9: metrics.u_intra_lambda: 1.5 is out of range [0, 1]"), std::string::npos) << too_big;
-  EXPECT_NE(error_of(valid(), {"metrics.u_intra_lambda=-0.1"}).find("metrics.u_intra_lambda: -0.1 is out of range [0, 1]"),
-            std::string::npos);
-  EXPECT_NE(error_of(valid("  - {name: single}\n", "metrics: {lambda: 0.3}\n")).find("metrics.lambda: unknown key"),
-            std::string::npos);
+  EXPECT_NE(too_big.find("exp.yaml:9: metrics.u_intra_lambda: 1.5 is out of range [0, 1]"), std::string::npos)
+      << too_big;
+  const auto negative = error_of(valid(), {"metrics.u_intra_lambda=-0.1"});
+  EXPECT_NE(negative.find("metrics.u_intra_lambda: -0.1 is out of range [0, 1]"), std::string::npos) << negative;
+  const auto unknown = error_of(valid("  - {name: single}\n", "metrics: {lambda: 0.3}\n"));
+  EXPECT_NE(unknown.find("metrics.lambda: unknown key"), std::string::npos) << unknown;
   EXPECT_NE(error_of(valid("  - {name: single}\n", "metrics: 0.3\n")).find("metrics: expected a mapping"),
             std::string::npos);
 

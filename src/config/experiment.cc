@@ -184,7 +184,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   if (top.has("metrics")) {
     const YamlReader metrics = top.map("metrics");
     metrics.only_keys({"u_intra_lambda"});
-    c.metrics.u_intra_lambda = metrics.optional_number("u_intra_lambda", 0, 1).value_or(c.metrics.u_intra_lambda);
+    if (auto lambda = metrics.optional_number("u_intra_lambda", 0, 1)) c.metrics.u_intra_lambda = *lambda;
   }
   return c;
 }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "parley/metrics.h"
 
@@ -151,7 +153,8 @@ TEST(Uncertainty, MissingAnswersTakePartInNoComparison) {
   EXPECT_DOUBLE_EQ(*u.entropy, 1.0);
   EXPECT_EQ(*u.loo_instability, 0.5);
   // With a single parsed final answer there is no vote to measure.
-  const UncertaintyMetrics lone = uncertainty_metrics(debate({{"A", "B", "C"}, {"A", std::nullopt, std::nullopt}}));
+  const UncertaintyMetrics lone =
+      uncertainty_metrics(debate({{"A", "B", "C"}, {"A", std::nullopt, std::nullopt}}));
   EXPECT_FALSE(lone.entropy);
   EXPECT_FALSE(lone.u_sys);
   EXPECT_EQ(*lone.belief_revision, 0.0);
@@ -219,12 +222,15 @@ TEST(Uncertainty, FreeTextAnswersCompareByTheirNormalisedForm) {
   EXPECT_EQ(*verbatim.belief_revision, 1.0);
 }
 
+const std::vector<std::string> kUncertaintyKeys = {"flip_rate", "belief_revision", "u_intra",
+                                                   "conflict",  "u_inter",         "entropy",
+                                                   "disagreement", "loo_instability", "u_sys"};
+
 TEST(AddDebateMetrics, StoresTheDefinedUncertaintyMetrics) {
   Transcript t = debate({{"A", "B", "C"}, {"B", "B", "B"}, {"B", "B", "A"}, {"A", "C", "A"}});
   add_debate_metrics(t, {.u_intra_lambda = 0.25});
-  for (const char* key : {"flip_rate", "belief_revision", "u_intra", "conflict", "u_inter", "entropy", "disagreement",
-                          "loo_instability", "u_sys", "ncomm"})
-    EXPECT_EQ(t.metrics.count(key), 1u) << key;
+  for (const auto& key : kUncertaintyKeys) EXPECT_EQ(t.metrics.count(key), 1u) << key;
+  EXPECT_EQ(t.metrics.count("ncomm"), 1u);
   EXPECT_NEAR(t.metrics.at("u_intra"), 0.625, kEps);
   EXPECT_EQ(t.metrics.at("conflict"), t.metrics.at("u_inter"));  // UDPO's U_inter is the mean C_t
 
@@ -232,9 +238,7 @@ TEST(AddDebateMetrics, StoresTheDefinedUncertaintyMetrics) {
   add_debate_metrics(single);
   EXPECT_EQ(single.metrics.count("ncomm"), 1u);
   EXPECT_EQ(single.metrics.at("ncomm"), 0.0);
-  for (const char* key : {"flip_rate", "belief_revision", "u_intra", "conflict", "u_inter", "entropy", "disagreement",
-                          "loo_instability", "u_sys"})
-    EXPECT_EQ(single.metrics.count(key), 0u) << key;
+  for (const auto& key : kUncertaintyKeys) EXPECT_EQ(single.metrics.count(key), 0u) << key;
 }
 
 }  // namespace

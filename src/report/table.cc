@@ -16,7 +16,8 @@ std::string render_decision_breakdown(const Summary& summary, std::size_t name_w
     if (!p.vs_single) continue;
     const DecisionBreakdown& b = *p.vs_single;
     if (out.empty()) {
-      out += fmt::format("\nvs {0} on the same task x seed units ({0}'s correctness -> the protocol's):\n", b.baseline);
+      out += fmt::format("\nvs {0} on the same task x seed units ({0}'s correctness -> the protocol's):\n",
+                         b.baseline);
       row("protocol", name_width, "units", "right->right", "right->wrong", "wrong->right", "wrong->wrong");
     }
     row(p.name, name_width, b.units(), b.right_right, b.right_wrong, b.wrong_right, b.wrong_wrong);

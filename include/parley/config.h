@@ -53,6 +53,11 @@ struct ProtocolConfig {
   int best_of = 1;                  // drafts per turn kept by the judge (protocols paper Alg. I)
 };
 
+// Options of the per-debate metrics (docs/protocols.md, "Uncertainty metrics").
+struct MetricsConfig {
+  double u_intra_lambda = 0.5;  // λ of UDPO's U_intra = λF + (1 − λ)M, in [0, 1]
+};
+
 struct ExperimentConfig {
   std::string name;
   std::filesystem::path source;  // the experiment file
@@ -64,6 +69,7 @@ struct ExperimentConfig {
   int concurrency = 256;  // debates in flight
   std::optional<std::int64_t> budget_tokens_per_task;
   int reask_unparsed = 1;
+  MetricsConfig metrics;
 
   const ModelConfig* model(const std::string& name) const;
   const AgentConfig* agent(const std::string& name) const;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,20 @@
 #include "parley/transcript.h"
 
 namespace parley {
+
+// iMAD §3 (Table 2): the outcome of a protocol against a baseline's on the same (task, seed)
+// units, by the correctness of each: right→right, right→wrong, wrong→right, wrong→wrong.
+struct DecisionBreakdown {
+  std::string baseline;  // the baseline's protocol label
+  std::int64_t right_right = 0;
+  std::int64_t right_wrong = 0;
+  std::int64_t wrong_right = 0;
+  std::int64_t wrong_wrong = 0;
+  std::int64_t units() const { return right_right + right_wrong + wrong_right + wrong_wrong; }
+};
+
+// The baseline of the decision breakdown: the protocol labelled "single" (chain of thought).
+inline constexpr const char* kDecisionBaseline = "single";
 
 struct ProtocolSummary {
   std::string name;
@@ -29,6 +44,9 @@ struct ProtocolSummary {
   std::int64_t tokens_estimated = 0;  // debates with at least one estimated token count
   // Mean of each per-debate metric (Transcript::metrics) over the debates that define it.
   std::map<std::string, double> metrics_mean;
+  // Against kDecisionBaseline over the units both ran; absent for the baseline itself and when
+  // the run has no protocol of that label.
+  std::optional<DecisionBreakdown> vs_single;
 };
 
 struct Summary {

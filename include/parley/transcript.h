@@ -17,7 +17,7 @@ namespace parley {
 struct MessageRecord {
   int round = 0;
   std::string agent;
-  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ...
+  std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ... (is_agent_answer_role)
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;
@@ -36,10 +36,12 @@ struct MessageRecord {
   std::vector<std::string> shown;
 };
 
-// Whether a call is an agent's turn in the debate — its reply states the agent's position —
-// as opposed to a judge's verdict (roles "judge…"), a best-of-N draft the judge did not keep
-// ("draft") or a failed call. Metrics over agents' turns read only these.
-bool is_agent_turn(const MessageRecord& message);
+// Whether a call of this role is an agent's own answer to the task ("answer-bearing"), which
+// the answer-based metrics read. Calls that judge, moderate or summarise the agents are not:
+// a protocol marks such a role by naming it with the prefix "judge", "moderator" or "summary"
+// ("judge", "judge_rank", "summary_group1"). A "reask" call is of the kind of the call it
+// repeats; the metrics fold it into that turn.
+bool is_agent_answer_role(std::string_view role);
 
 // A controller event that is not an LLM call (a vote, a stop decision, ...).
 struct EventRecord {

@@ -54,6 +54,7 @@ TEST_F(ConfigTest, ValidFileGetsDocumentedDefaults) {
   EXPECT_EQ(c->seeds, (std::vector<std::uint64_t>{1}));
   EXPECT_EQ(c->concurrency, 256);
   EXPECT_EQ(c->reask_unparsed, 1);
+  EXPECT_DOUBLE_EQ(c->metrics.u_intra_lambda, 0.5);
   EXPECT_FALSE(c->budget_tokens_per_task.has_value());
   EXPECT_DOUBLE_EQ(c->agents[0].sampling.temperature, 0.7);
   ASSERT_EQ(c->protocols.size(), 2u);
@@ -164,6 +165,31 @@ TEST_F(ConfigTest, FingerprintIgnoresConcurrencyButNotProtocols) {
   EXPECT_EQ(a, load_experiment(path, {"concurrency=3"})->fingerprint());
   EXPECT_NE(a, load_experiment(path, {"protocols.0.rounds=3"})->fingerprint());
   EXPECT_NE(a, load_experiment(path, {"seeds=[9]"})->fingerprint());
+}
+
+TEST_F(ConfigTest, MetricsLambdaIsReadCheckedAndFingerprinted) {
+  auto c = load_experiment(write(valid("  - {name: debate}\n", "metrics: {u_intra_lambda: 0.25}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_DOUBLE_EQ(c->metrics.u_intra_lambda, 0.25);
+  auto bounds = load_experiment(write(valid("  - {name: debate}\n", "metrics: {u_intra_lambda: 1}\n")));
+  ASSERT_TRUE(bounds.ok()) << bounds.error().message;
+  EXPECT_DOUBLE_EQ(bounds->metrics.u_intra_lambda, 1.0);
+
+  const auto too_big = error_of(valid("  - {name: single}\n", "metrics:\n  u_intra_lambda: 1.5\n"));
+  EXPECT_NE(too_big.find("exp.yaml:9: metrics.u_intra_lambda: 1.5 is out of range [0, 1]"), std::string::npos)
+      << too_big;
+  const auto negative = error_of(valid(), {"metrics.u_intra_lambda=-0.1"});
+  EXPECT_NE(negative.find("metrics.u_intra_lambda: -0.1 is out of range [0, 1]"), std::string::npos) << negative;
+  const auto unknown = error_of(valid("  - {name: single}\n", "metrics: {lambda: 0.3}\n"));
+  EXPECT_NE(unknown.find("metrics.lambda: unknown key"), std::string::npos) << unknown;
+  EXPECT_NE(error_of(valid("  - {name: single}\n", "metrics: 0.3\n")).find("metrics: expected a mapping"),
+            std::string::npos);
+
+  // λ changes the stored metrics, so it changes the fingerprint; the default leaves it as it was.
+  const auto path = write(valid("  - {name: debate}\n"));
+  const auto plain = load_experiment(path)->fingerprint();
+  EXPECT_EQ(plain, load_experiment(path, {"metrics={u_intra_lambda: 0.5}"})->fingerprint());
+  EXPECT_NE(plain, load_experiment(path, {"metrics={u_intra_lambda: 0.7}"})->fingerprint());
 }
 
 TEST_F(ConfigTest, ProtocolAgentsIsACountOrAListOfNames) {

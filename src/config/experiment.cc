@@ -154,7 +154,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   const YamlReader top(path.string(), root, "");
   if (!root.IsMap()) top.fail_here("expected a mapping of experiment keys");
   top.only_keys({"name", "description", "models", "agents", "dataset", "protocols", "seeds", "concurrency",
-                 "budget_tokens_per_task", "reask_unparsed"});
+                 "budget_tokens_per_task", "reask_unparsed", "metrics"});
   ExperimentConfig c;
   c.source = path;
   c.name = top.optional_text("name").value_or(path.stem().string());
@@ -207,6 +207,11 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   c.concurrency = static_cast<int>(top.optional_integer("concurrency", 1, 1000000).value_or(256));
   c.budget_tokens_per_task = top.optional_integer("budget_tokens_per_task", 100, INT64_MAX);
   c.reask_unparsed = static_cast<int>(top.optional_integer("reask_unparsed", 0, 5).value_or(1));
+  if (top.has("metrics")) {
+    const YamlReader metrics = top.map("metrics");
+    metrics.only_keys({"u_intra_lambda"});
+    if (auto lambda = metrics.optional_number("u_intra_lambda", 0, 1)) c.metrics.u_intra_lambda = *lambda;
+  }
   return c;
 }
 
@@ -249,6 +254,10 @@ std::string ExperimentConfig::fingerprint() const {
   j["seeds"] = seeds;
   j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;
   j["reask"] = reask_unparsed;
+  // Runs stored before `metrics:` existed used λ = 0.5; leaving that value out of the hash keeps
+  // their fingerprints, so they can still be resumed.
+  constexpr double kLambdaOfOlderRuns = 0.5;
+  if (metrics.u_intra_lambda != kLambdaOfOlderRuns) j["u_intra_lambda"] = metrics.u_intra_lambda;
   return hash_hex128(j.dump());
 }
 

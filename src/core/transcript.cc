@@ -20,6 +20,13 @@ std::optional<DebateStatus> parse_debate_status(std::string_view name) {
   return std::nullopt;
 }
 
+bool is_agent_answer_role(std::string_view role) {
+  for (std::string_view not_an_answer : {"judge", "moderator", "summary"}) {
+    if (role.starts_with(not_an_answer)) return false;
+  }
+  return true;
+}
+
 std::int64_t Transcript::prompt_tokens() const {
   std::int64_t total = 0;
   for (const auto& m : messages) total += m.prompt_tokens;
@@ -30,12 +37,6 @@ std::int64_t Transcript::completion_tokens() const {
   std::int64_t total = 0;
   for (const auto& m : messages) total += m.completion_tokens;
   return total;
-}
-
-bool is_agent_turn(const MessageRecord& message) {
-  if (message.error) return false;
-  if (message.role == "draft") return false;
-  return message.role.rfind("judge", 0) != 0;
 }
 
 double Transcript::latency_ms() const {

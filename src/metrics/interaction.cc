@@ -9,38 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "metrics/turns.h"
 #include "parley/answer.h"
 #include "parley/metrics.h"
 
 namespace parley {
 namespace {
-
-// One agent turn: its final text (a re-ask's reply replaces the turn it repeats).
-struct AgentTurn {
-  int round = 0;
-  std::string agent;
-  std::string text;
-  std::optional<std::string> answer;
-};
-
-std::vector<AgentTurn> agent_turns(const Transcript& t) {
-  std::vector<AgentTurn> turns;
-  for (const auto& m : t.messages) {
-    if (!is_agent_turn(m)) continue;
-    if (m.role == "reask") {
-      for (auto it = turns.rbegin(); it != turns.rend(); ++it) {
-        if (it->agent == m.agent && it->round == m.round) {
-          it->text = m.text;
-          it->answer = m.answer;
-          break;
-        }
-      }
-      continue;
-    }
-    turns.push_back({m.round, m.agent, m.text, m.answer});
-  }
-  return turns;
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -102,7 +76,7 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
 
 // The forecast of a turn: the paper's rule, else the turn's canonical answer when it is a
 // plain number (numeric tasks).
-std::optional<double> forecast_of(const AgentTurn& turn) {
+std::optional<double> forecast_of(const DebateTurn& turn) {
   if (auto value = parse_forecast(turn.text)) return value;
   if (!turn.answer || turn.answer->empty()) return std::nullopt;
   char* end = nullptr;
@@ -124,7 +98,7 @@ double population_variance(const std::vector<double>& values) {
 
 InteractionMetrics interaction_metrics(const Transcript& transcript) {
   InteractionMetrics metrics;
-  const std::vector<AgentTurn> turns = agent_turns(transcript);
+  const std::vector<DebateTurn> turns = agent_turns(transcript);
   if (turns.empty()) return metrics;
 
   // PRR, eq. (1): the peer set is every other agent of the debate (also one whose call failed).
@@ -184,13 +158,6 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
     }
   }
   return metrics;
-}
-
-void add_debate_metrics(Transcript& transcript) {
-  const InteractionMetrics m = interaction_metrics(transcript);
-  if (m.prr) transcript.metrics["prr"] = *m.prr;
-  if (m.ad) transcript.metrics["ad"] = *m.ad;
-  if (m.cf) transcript.metrics["cf"] = *m.cf;
 }
 
 }  // namespace parley

@@ -109,6 +109,13 @@ TEST(Cf, NumericAnswersServeAsForecasts) {
   EXPECT_FALSE(interaction_metrics(choices).cf);
 }
 
+TEST(Prr, JudgeCallsAreNotAgentTurns) {
+  Transcript t;
+  t.messages = {turn(0, "a1", "I think B."), turn(0, "a2", "I agree with a1."),
+                turn(0, "judge", "a1 is right and I support a2.", "judge")};
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 0.5);  // 1 of the 2 agent turns
+}
+
 TEST(AddDebateMetrics, WritesOnlyDefinedMetricsAndSkipsFailedCalls) {
   Transcript t;
   MessageRecord failed = turn(0, "a2", "");

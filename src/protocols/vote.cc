@@ -24,6 +24,10 @@ VoteResult median_forecast(const std::vector<Answer>& answers) {
 
 }  // namespace
 
+std::string vote_key(const std::string& value, AnswerType type) {
+  return type == AnswerType::kText ? normalize_text(value) : value;
+}
+
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   if (type == AnswerType::kForecast) return median_forecast(answers);
   struct Tally {
@@ -37,7 +41,7 @@ VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (!answers[i].value) continue;
     const std::string& value = *answers[i].value;
-    auto [it, inserted] = tallies.try_emplace(type == AnswerType::kText ? normalize_text(value) : value);
+    auto [it, inserted] = tallies.try_emplace(vote_key(value, type));
     if (inserted) {
       it->second.first = i;
       it->second.spelling = value;

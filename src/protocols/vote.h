@@ -1,6 +1,7 @@
 #pragma once
 // Majority vote over agents' answers, shared by every protocol that aggregates by voting
-// (self-consistency, Du et al. debate, the budget fallback).
+// (self-consistency, Du et al. debate, the budget fallback) and by the metrics that re-run the
+// vote (UDPO's leave-one-out instability).
 
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@ struct VoteResult {
 // their collective answer is the median of the forecasts (the mean of the middle two when
 // their number is even).
 VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type = AnswerType::kChoice);
+
+// The form under which majority_vote groups an answer: its normalised text for free-text
+// answers, the canonical value itself otherwise. Two answers are one vote when their keys match.
+std::string vote_key(const std::string& value, AnswerType type);
 
 // "2 of 3 for B": the detail of a protocol's "vote" event.
 std::string describe(const VoteResult& vote);

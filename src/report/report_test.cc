@@ -106,6 +106,56 @@ TEST(SummaryJson, HasTheDocumentedShape) {
   EXPECT_EQ(row["failed"].get<int>(), 1);
 }
 
+// single → debate by (task, seed):  q1/1 ✓→✓, q2/1 ✓→✗, q3/1 ✗→✓, q4/1 ✗→✗, q1/2 ✗→✓;
+// q5/1 only single ran and q6/1 only debate: both left out.
+std::vector<Transcript> breakdown_run() {
+  std::vector<Transcript> run = {
+      debate("single", "q1", true, 100, 1),  debate("single", "q2", true, 100, 1),
+      debate("single", "q3", false, 100, 1), debate("single", "q4", false, 100, 1),
+      debate("single", "q5", true, 100, 1),  debate("single", "q1", false, 100, 1),
+      debate("debate", "q1", true, 100, 1),  debate("debate", "q2", false, 100, 1),
+      debate("debate", "q3", true, 100, 1),  debate("debate", "q4", false, 100, 1),
+      debate("debate", "q6", true, 100, 1),  debate("debate", "q1", true, 100, 1),
+  };
+  run[5].seed = 2;
+  run[11].seed = 2;
+  return run;
+}
+
+TEST(Summarize, DecisionBreakdownAgainstSingleOverMatchedUnits) {
+  const Summary s = summarize(breakdown_run(), {"single", "debate"}, false);
+  EXPECT_FALSE(s.protocols[0].vs_single);  // the baseline itself
+  ASSERT_TRUE(s.protocols[1].vs_single);
+  const DecisionBreakdown& b = *s.protocols[1].vs_single;
+  EXPECT_EQ(b.baseline, "single");
+  EXPECT_EQ(b.right_right, 1);
+  EXPECT_EQ(b.right_wrong, 1);
+  EXPECT_EQ(b.wrong_right, 2);
+  EXPECT_EQ(b.wrong_wrong, 1);
+  EXPECT_EQ(b.units(), 5);
+
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_FALSE(j["protocols"][0].contains("vs_single"));
+  EXPECT_EQ(j["protocols"][1]["vs_single"],
+            nlohmann::json::parse(R"({"right_right": 1, "right_wrong": 1, "wrong_right": 2, "wrong_wrong": 1,
+                                      "baseline": "single"})"));
+  const std::string table = render_table(s);
+  EXPECT_NE(table.find("vs single on the same task x seed units"), std::string::npos) << table;
+  EXPECT_NE(table.find("right->right  right->wrong  wrong->right  wrong->wrong"), std::string::npos) << table;
+  EXPECT_NE(table.find("debate        5             1             1             2             1"), std::string::npos)
+      << table;
+}
+
+TEST(Summarize, NoBreakdownWithoutASingleProtocol) {
+  auto run = breakdown_run();
+  for (auto& t : run)
+    if (t.protocol == "single") t.protocol = "cot";
+  const Summary s = summarize(run, {}, false);
+  for (const auto& p : s.protocols) EXPECT_FALSE(p.vs_single) << p.name;
+  EXPECT_EQ(render_table(s).find("vs single"), std::string::npos);
+  EXPECT_EQ(summary_to_json(s).find("vs_single"), std::string::npos);
+}
+
 TEST(RenderTable, LabelsSimulatedNumbers) {
   const auto simulated = render_table(summarize(sample_run(), {}, true));
   const auto real = render_table(summarize(sample_run(), {}, false));

@@ -56,6 +56,23 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   return s;
 }
 
+// iMAD §3 (Table 2): the baseline's correctness → the protocol's, over the units both ran.
+DecisionBreakdown decision_breakdown(const std::vector<const Transcript*>& baseline,
+                                     const std::vector<const Transcript*>& debates) {
+  std::map<std::pair<std::string, std::uint64_t>, bool> baseline_correct;  // (task_id, seed)
+  for (const Transcript* t : baseline) baseline_correct[{t->task_id, t->seed}] = t->correct;
+  DecisionBreakdown breakdown;
+  breakdown.baseline = kDecisionBaseline;
+  for (const Transcript* t : debates) {
+    const auto it = baseline_correct.find({t->task_id, t->seed});
+    if (it == baseline_correct.end()) continue;
+    const bool was_right = it->second;
+    ++(was_right ? (t->correct ? breakdown.right_right : breakdown.right_wrong)
+                 : (t->correct ? breakdown.wrong_right : breakdown.wrong_wrong));
+  }
+  return breakdown;
+}
+
 }  // namespace
 
 Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<std::string>& protocol_order,
@@ -77,6 +94,12 @@ Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<
       return std::tie(a->task_id, a->seed) < std::tie(b->task_id, b->seed);
     });
     summary.protocols.push_back(summarize_one(name, debates, bootstrap_seed));
+  }
+  if (const auto baseline = by_protocol.find(kDecisionBaseline); baseline != by_protocol.end()) {
+    for (auto& protocol : summary.protocols) {
+      if (protocol.name != kDecisionBaseline)
+        protocol.vs_single = decision_breakdown(baseline->second, by_protocol.at(protocol.name));
+    }
   }
   return summary;
 }
@@ -102,6 +125,11 @@ std::string summary_to_json(const Summary& summary) {
     row["tokens_estimated"] = p.tokens_estimated;
     row["metrics"] = nlohmann::ordered_json::object();
     for (const auto& [metric, value] : p.metrics_mean) row["metrics"][metric] = value;
+    if (const auto& b = p.vs_single) {
+      row["vs_single"] = {{"right_right", b->right_right}, {"right_wrong", b->right_wrong},
+                          {"wrong_right", b->wrong_right}, {"wrong_wrong", b->wrong_wrong},
+                          {"baseline", b->baseline}};
+    }
     j["protocols"].push_back(std::move(row));
   }
   return j.dump(2);

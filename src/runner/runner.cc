@@ -166,7 +166,8 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.judging = unit.protocol->config->judging;
       setup.best_of = unit.protocol->config->best_of;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
-      add_debate_metrics(transcript);
+      add_debate_metrics(transcript, {.u_intra_lambda = config.metrics.u_intra_lambda,
+                                      .answer_type = unit.task->answer_type});
       if (auto ok = store.put(transcript); !ok) {
         store_error = ok.error();
         co_return;

@@ -83,6 +83,16 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   }
   EXPECT_NEAR(summary["protocols"][0]["calls_mean"].get<double>(), 1.0, 0.2);  // re-asks are rare
   EXPECT_GE(summary["protocols"][2]["calls_mean"].get<double>(), 9.0);
+  // iMAD's breakdown against single, on every other protocol, over all 12 matched units.
+  EXPECT_FALSE(summary["protocols"][0].contains("vs_single"));
+  for (int i : {1, 2}) {
+    const auto& vs = summary["protocols"][i]["vs_single"];
+    EXPECT_EQ(vs["baseline"], "single");
+    EXPECT_EQ(vs["right_right"].get<int>() + vs["right_wrong"].get<int>() + vs["wrong_right"].get<int>() +
+                  vs["wrong_wrong"].get<int>(),
+              12);
+  }
+  EXPECT_NE(r.out.find("vs single on the same task x seed units"), std::string::npos) << r.out;
 
   // One JSONL line per debate, each unit exactly once.
   std::set<std::string> units;
@@ -111,6 +121,25 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   const auto again = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos);
+}
+
+TEST(Cli, MetricsLambdaReachesTheStoredMetrics) {
+  const auto dir = scratch_dir("lambda");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample(), "metrics: {u_intra_lambda: 1}\n"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // λ = 1: U_intra = F in every debate that defines it, also where F and M differ.
+  int with_u_intra = 0, flips_differ_from_revision = 0;
+  std::istringstream lines(read_file(dir / "out/transcripts.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto metrics = nlohmann::json::parse(line)["metrics"];
+    if (!metrics.contains("u_intra")) continue;
+    ++with_u_intra;
+    EXPECT_DOUBLE_EQ(metrics["u_intra"].get<double>(), metrics["flip_rate"].get<double>());
+    flips_differ_from_revision += metrics["flip_rate"] != metrics["belief_revision"];
+  }
+  EXPECT_EQ(with_u_intra, 12);  // the debate's 6 tasks × 2 seeds
+  EXPECT_GT(flips_differ_from_revision, 0);
 }
 
 TEST(Cli, CompareReportsPairedStatisticsAgainstTheBaseline) {

@@ -1,0 +1,33 @@
+#pragma once
+// The turns of a debate as every metric reads them, so that all metrics agree on what a turn
+// is: one turn per call that succeeded, with a re-ask folded into the call it repeats (the
+// re-ask's reply replaces the turn's). Internal to src/metrics.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parley/transcript.h"
+
+namespace parley {
+
+struct DebateTurn {
+  int round = 0;
+  std::string agent;
+  std::string role;                   // of the call the turn began with (never "reask")
+  std::string text;                   // the final reply
+  std::optional<std::string> answer;  // its canonical answer, absent when unparsed
+  std::optional<double> confidence;
+  std::vector<std::string> shown;     // agents whose messages were in the turn's context
+
+  bool is_agent_answer() const { return is_agent_answer_role(role); }
+};
+
+// Every turn whose first call succeeded, in the order the calls were issued. A failed call is
+// not a turn; a failed re-ask leaves its turn as the first call made it.
+std::vector<DebateTurn> debate_turns(const Transcript& transcript);
+
+// The answer-bearing turns only (is_agent_answer_role): no judge, moderator or summary calls.
+std::vector<DebateTurn> agent_turns(const Transcript& transcript);
+
+}  // namespace parley

@@ -25,7 +25,7 @@ struct AgentTurn {
 std::vector<AgentTurn> agent_turns(const Transcript& t) {
   std::vector<AgentTurn> turns;
   for (const auto& m : t.messages) {
-    if (m.error) continue;
+    if (m.error || m.role.rfind("judge", 0) == 0) continue;  // judge calls are not agent turns
     if (m.role == "reask") {
       for (auto it = turns.rbegin(); it != turns.rend(); ++it) {
         if (it->agent == m.agent && it->round == m.round) {
@@ -162,7 +162,8 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
 
   // PRR, eq. (1): the peer set is every other agent of the debate (also one whose call failed).
   std::set<std::string> names;
-  for (const auto& m : transcript.messages) names.insert(lower(m.agent));
+  for (const auto& m : transcript.messages)
+    if (m.role.rfind("judge", 0) != 0) names.insert(lower(m.agent));
   int referencing = 0;
   for (const auto& turn : turns) {
     const std::string text = lower(turn.text);

@@ -62,7 +62,7 @@ AgentConfig read_agent(const YamlReader& r, const std::set<std::string>& models)
   return a;
 }
 
-ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
+ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec) {
   const double lo = spec.min.value_or(-1e18);
   const double hi = spec.max.value_or(1e18);
   switch (spec.kind) {
@@ -76,6 +76,15 @@ ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
       return *r.optional_text(spec.name);
   }
   r.fail(spec.name, "unsupported parameter kind");
+}
+
+// The value with the protocol's own check (e.g. a prompt template's placeholders).
+ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
+  ParamValue value = read_param_value(r, spec);
+  if (spec.check) {
+    if (const std::string problem = spec.check(value); !problem.empty()) r.fail(spec.name, problem);
+  }
+  return value;
 }
 
 ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents) {

@@ -8,5 +8,6 @@ namespace parley {
 ProtocolInfo single_protocol();            // single.cc
 ProtocolInfo self_consistency_protocol();  // self_consistency.cc
 ProtocolInfo debate_protocol();            // debate.cc
+ProtocolInfo mad_protocol();               // mad.cc
 
 }  // namespace parley

@@ -9,6 +9,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       single_protocol(),
       self_consistency_protocol(),
       debate_protocol(),
+      mad_protocol(),
   };
   return registry;
 }

@@ -3,11 +3,13 @@
 // template overrides, and who saw which messages in which round.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "parley/protocol.h"
+#include "parley/simulator.h"
 #include "protocol_harness.h"
 
 namespace parley {
@@ -385,6 +387,79 @@ TEST(Mad, OpenTasksTakeAnyAnswerOfTheirTypeAndCandidatesByValue) {
   EXPECT_NE(final_prompt.find("(no fixed options: the answer is a number)"), std::string::npos);
   EXPECT_NE(final_prompt.find("Candidate answers proposed in the debate:\n42\n40\n41\n"), std::string::npos)
       << final_prompt;
+}
+
+Async<void> run_into(const Protocol& protocol, DebateSetup setup, Transcript* out) {
+  *out = co_await run_debate(protocol, std::move(setup));
+}
+
+// Choice, numeric and free-text tasks for the simulator.
+std::vector<std::shared_ptr<const Task>> simulator_tasks() {
+  std::vector<std::shared_ptr<const Task>> tasks;
+  for (int i = 0; i < 40; ++i) {
+    auto task = std::make_shared<Task>();
+    task->id = "mad-" + std::to_string(i);
+    if (i % 4 == 2) {
+      task->question = "A crate holds " + std::to_string(i) + " boxes of six apples each. How many apples are there?";
+      task->answer_type = AnswerType::kNumber;
+      task->answer = std::to_string(6 * i);
+    } else if (i % 4 == 3) {
+      task->question = "Which city is the capital of France, home of the Louvre museum?";
+      task->answer_type = AnswerType::kText;
+      task->answer = "Paris";
+    } else {
+      task->question = "Which planet is the largest in the solar system?";
+      task->options = {"Mars", "Jupiter", "Venus", "Earth"};
+      task->answer_type = AnswerType::kChoice;
+      task->answer = option_letter(static_cast<std::size_t>(i % 4));
+    }
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+TEST(Mad, OnTheSimulatorEveryDebateEndsWithValidVerdicts) {
+  EventLoop loop;
+  auto client = make_simulator_client(loop, default_simulator_params(), "default");
+  ASSERT_TRUE(client.ok());
+  const ProtocolInfo* info = find_protocol("mad");
+  ProtocolParams params;
+  for (const auto& spec : info->params) params.set(spec.name, spec.default_value);
+  const auto mad = info->make(params);
+  const auto tasks = simulator_tasks();
+  std::vector<Transcript> transcripts(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    DebateSetup setup;
+    setup.task = tasks[i];
+    setup.protocol_label = "mad";
+    setup.seed = 3;
+    setup.params = &params;
+    for (const char* name : {"a1", "a2"}) setup.agent_pool.push_back(Agent{name, client->get(), "sim", Sampling{}, ""});
+    loop.spawn(run_into(*mad, std::move(setup), &transcripts[i]));
+  }
+  loop.run();
+
+  int correct = 0, negative_disagreed = 0, settled = 0, finalised = 0;
+  for (const Transcript& t : transcripts) {
+    EXPECT_EQ(t.status, DebateStatus::kCompleted) << t.task_id << ": " << t.status_reason;
+    EXPECT_TRUE(t.final_answer.has_value()) << t.task_id;
+    correct += t.correct;
+    for (const auto& v : events_of(t, "verdict")) EXPECT_FALSE(Json::parse(v.detail).contains("failed")) << t.task_id;
+    const auto stops = events_of(t, "stop");
+    ASSERT_EQ(stops.size(), 1u) << t.task_id;
+    const std::string reason = Json::parse(stops[0].detail).at("reason");
+    EXPECT_NE(reason, "judge_failed") << t.task_id;
+    settled += reason == "preference";
+    finalised += reason == "max_rounds";
+    ASSERT_GE(t.messages.size(), 3u);
+    negative_disagreed += t.messages[0].answer != t.messages[1].answer;  // round 1 (re-asks are rare)
+  }
+  const int n = static_cast<int>(transcripts.size());
+  EXPECT_GT(negative_disagreed, n / 2);  // the negative argues against the affirmative most of the time
+  EXPECT_GT(settled, n / 2);             // most debates end on a preference ...
+  EXPECT_GT(correct, n / 2);
+  std::cout << "mad on the simulator: " << correct << "/" << n << " correct, " << settled << " settled, " << finalised
+            << " finalised, negative disagreed in round 1 in " << negative_disagreed << "\n";
 }
 
 }  // namespace

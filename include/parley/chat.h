@@ -43,6 +43,7 @@ struct Annotations {
   std::string agent;                 // agent instance name
   int round = 0;                     // 0 = initial answer, 1.. = debate rounds
   std::string turn;                  // kind of turn: "answer", "revise", "reask", ...
+  std::string repeats;               // on a re-ask ("reask", "<turn>_reask"): the turn kind it repeats
   int sample = 0;                    // sample index for repeated identical requests
   std::vector<PeerView> shown;       // peers' answers shown in this turn
   std::optional<std::string> own_previous;  // the agent's own latest answer, if any

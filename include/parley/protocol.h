@@ -44,6 +44,9 @@ struct ParamSpec {
   std::optional<double> min;  // inclusive bounds for numbers
   std::optional<double> max;
   std::string help;
+  // A check beyond kind and bounds, run when the experiment file is read: "" when the value is
+  // acceptable, otherwise the problem in words (reported as a config error on this key).
+  std::function<std::string(const ParamValue&)> check;
 };
 
 // Validated parameter values of one configured protocol (defaults filled in).

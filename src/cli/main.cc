@@ -149,7 +149,17 @@ int command_protocols() {
     for (const auto& spec : info.params) {
       std::string value;
       std::visit([&](const auto& v) { value = fmt::format("{}", v); }, spec.default_value);
-      fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
+      if (value.find('\n') == std::string::npos) {
+        fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
+        continue;
+      }
+      // A multi-line default (a prompt template) is printed as an indented block below.
+      fmt::print("{:<18}   {} ({}, default below): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
+      for (std::size_t at = 0; at <= value.size();) {
+        const std::size_t end = std::min(value.find('\n', at), value.size());
+        fmt::print("{:<18}     | {}\n", "", std::string_view(value).substr(at, end - at));
+        at = end + 1;
+      }
     }
     if (info.default_best_of > 1) {
       fmt::print("{:<18}   best_of (int, default {}): drafts per turn kept by the judge (the paper's setting)\n", "",

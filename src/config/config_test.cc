@@ -86,6 +86,16 @@ TEST_F(ConfigTest, WrongTypeAndOutOfRange) {
             std::string::npos);
 }
 
+TEST_F(ConfigTest, ProtocolParameterChecksRunAtLoad) {
+  // mad's prompt templates: a placeholder mad does not fill is a config error on that key.
+  const auto e = error_of(valid("  - name: mad\n    negative_prompt: \"Argue against {AFF_ANS}; see {IMAGE}.\"\n"));
+  EXPECT_NE(e.find(":8: protocols[0].negative_prompt: unknown placeholder {IMAGE}"), std::string::npos) << e;
+  auto c = load_experiment(write(valid("  - name: mad\n    negative_prompt: \"Round {ROUND}: argue against {AFF_ANS}.\"\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols[0].params.text("negative_prompt"), "Round {ROUND}: argue against {AFF_ANS}.");
+  EXPECT_EQ(c->protocols[0].params.integer("max_rounds"), 5);
+}
+
 TEST_F(ConfigTest, UnknownProtocolListsKnownOnes) {
   const auto e = error_of(valid("  - {name: socratic}\n"));
   EXPECT_NE(e.find("protocols[0].name: unknown protocol 'socratic' (known: single, self_consistency, debate"),

@@ -62,7 +62,7 @@ AgentConfig read_agent(const YamlReader& r, const std::set<std::string>& models)
   return a;
 }
 
-ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
+ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec) {
   const double lo = spec.min.value_or(-1e18);
   const double hi = spec.max.value_or(1e18);
   switch (spec.kind) {
@@ -93,6 +93,15 @@ JudgeSettings read_judging(const YamlReader& r) {
   else if (aggregation == "median") s.aggregation = JudgeAggregation::kMedian;
   else r.fail("aggregation", fmt::format("unknown judge aggregation '{}' (known: mean, median)", aggregation));
   return s;
+}
+
+// The value with the protocol's own check (e.g. a prompt template's placeholders).
+ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
+  ParamValue value = read_param_value(r, spec);
+  if (spec.check) {
+    if (const std::string problem = spec.check(value); !problem.empty()) r.fail(spec.name, problem);
+  }
+  return value;
 }
 
 ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents) {

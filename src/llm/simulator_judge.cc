@@ -36,6 +36,44 @@ int likert(bool good, Rng& rng) {
   return u < 0.3 ? 1 : u < 0.8 ? 2 : 3;
 }
 
+// MAD's judge (iMAD App. A.1) over the affirmative and negative sides it was shown: which side
+// it supports and whether it is confident enough to stop. Both sides stating one answer settle
+// the debate; otherwise it prefers (Preference = Yes) the one side it takes for right, and when
+// it takes both or neither for right it leans (Preference = No) to the more confident side, a
+// coin between equals. An unparsed side is never taken for right nor chosen while the other
+// side has an answer.
+struct MadLean {
+  bool preference = false;
+  std::size_t side = 0;  // index into shown
+  std::string answer;
+};
+
+MadLean mad_lean(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                 const TaskLatents& task, std::vector<bool> good, Rng& rng) {
+  const std::vector<PeerView>& shown = note.shown;
+  for (std::size_t i = 0; i < 2; ++i) good[i] = good[i] && !shown[i].answer.empty();
+  MadLean lean;
+  if (!shown[0].answer.empty() && shown[0].answer == shown[1].answer) {
+    lean.preference = true;
+  } else if (good[0] != good[1]) {
+    lean.preference = true;
+    lean.side = good[0] ? 0 : 1;
+  } else {
+    const double c0 = shown[0].confidence.value_or(0.0), c1 = shown[1].confidence.value_or(0.0);
+    lean.side = c0 != c1 ? (c0 > c1 ? 0 : 1) : (rng.uniform() < 0.5 ? 0 : 1);
+    if (shown[lean.side].answer.empty()) lean.side = 1 - lean.side;
+  }
+  lean.answer = shown[lean.side].answer;
+  if (lean.answer.empty()) {
+    // Neither side stated an answer: the judge answers the question itself.
+    Annotations own = note;
+    own.turn = "answer";
+    own.shown.clear();
+    lean.answer = decide(params, profile, own, 0.0, task).answer;
+  }
+  return lean;
+}
+
 }  // namespace
 
 bool is_judge_turn(std::string_view turn) { return turn.rfind("judge", 0) == 0; }
@@ -83,6 +121,17 @@ std::string write_judge_reply(const SimulatorParams& params, const SimulatorProf
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key[a] > key[b]; });
     for (std::size_t i : order) verdict["ranking"].push_back(label_of(shown[i]));
     verdict["reason"] = reason(shown[order[0]], good[order[0]]);
+  } else if ((kind == "judge_mad" || kind == "judge_final") && shown.size() == 2) {
+    const MadLean lean = mad_lean(params, profile, note, task, good, rng);
+    const std::string why = shown[0].answer == shown[1].answer && !shown[0].answer.empty()
+                                ? fmt::format("Both sides agree on {}.", lean.answer)
+                                : reason(shown[lean.side], good[lean.side]);
+    if (kind == "judge_mad") {
+      verdict["Preference"] = lean.preference ? "Yes" : "No";
+      verdict["Supported Side"] = lean.side == 0 ? "Affirmative" : "Negative";
+    }
+    verdict["Reason"] = why;
+    verdict["Debate Answer"] = lean.answer;
   } else {
     verdict["verdict"] = "unsupported judge kind";
   }

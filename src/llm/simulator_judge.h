@@ -2,8 +2,8 @@
 // The simulator's judges (docs/simulator.md, "Judges"): a judge of finite ability perceives
 // each shown response as right or wrong — correctly with probability
 // σ(judge_slope · (a − d) + judge_bias) — and writes its verdict as the JSON the judge prompt
-// asked for (score, rubric, compare, rank). Called by simulate_reply for turns whose kind
-// starts with "judge". Pure given the Rng.
+// asked for (score, rubric, compare, rank, and MAD's per-round and final verdicts). Called by
+// simulate_reply for turns whose kind starts with "judge". Pure given the Rng.
 
 #include <string>
 #include <string_view>

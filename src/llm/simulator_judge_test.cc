@@ -101,6 +101,60 @@ TEST(SimulatorJudge, FirstRepliesAreSometimesMalformedReasksNever) {
   EXPECT_LT(malformed, 90);
 }
 
+// MAD's per-round judge shown an affirmative and a negative side.
+nlohmann::json mad_verdict(int index, const std::string& turn, const std::string& affirmative, const std::string& negative,
+                           const std::string& profile = "default") {
+  const auto params = default_simulator_params();
+  const std::vector<PeerView> shown = {{"a1", affirmative, 0.8, "Affirmative"}, {"a2", negative, 0.7, "Negative"}};
+  return nlohmann::json::parse(
+      simulate_reply(*params, params->profiles.at(profile), judge_request(index, turn, shown)).text, nullptr, false);
+}
+
+TEST(SimulatorJudge, MadVerdictsStopOnAgreementOrWhenOneSideIsTakenForRight) {
+  const auto agreed = mad_verdict(1, "judge_mad_reask", "B", "B");
+  EXPECT_EQ(agreed.at("Preference"), "Yes");
+  EXPECT_EQ(agreed.at("Supported Side"), "Affirmative");
+  EXPECT_EQ(agreed.at("Debate Answer"), "B");
+  EXPECT_FALSE(agreed.at("Reason").get<std::string>().empty());
+
+  int settled_on_gold = 0, open = 0, answered_gold = 0, n = 0;
+  for (int i = 0; i < 400; ++i) {
+    const auto task = choice_task(i);
+    const bool gold_affirmative = i % 2 == 0;
+    const std::string gold = task->answer, wrong = wrong_letter(*task);
+    const auto v = mad_verdict(i, "judge_mad", gold_affirmative ? gold : wrong, gold_affirmative ? wrong : gold);
+    if (v.is_discarded()) continue;  // a format error
+    ++n;
+    const bool yes = v.at("Preference") == "Yes";
+    settled_on_gold += yes && v.at("Debate Answer") == gold;
+    answered_gold += v.at("Debate Answer") == gold;
+    open += !yes;
+    // The supported side is the one whose answer is the Debate Answer.
+    EXPECT_EQ(v.at("Supported Side") == "Affirmative", v.at("Debate Answer") == (gold_affirmative ? gold : wrong));
+  }
+  // A default judge sees the truth on ≈ 87 % of average tasks: p² + (1 − p)² of the rounds
+  // settle, almost all on the gold; the others stay open for another round.
+  EXPECT_GT(settled_on_gold, n * 55 / 100);
+  EXPECT_GT(answered_gold, n * 70 / 100);
+  EXPECT_GT(open, n * 5 / 100);
+}
+
+TEST(SimulatorJudge, MadFinalisationPicksOneOfTheSidesAnswers) {
+  for (int i = 0; i < 50; ++i) {
+    const auto task = choice_task(i);
+    const auto v = mad_verdict(i, "judge_final_reask", task->answer, wrong_letter(*task));
+    EXPECT_FALSE(v.contains("Preference"));
+    EXPECT_TRUE(v.at("Debate Answer") == task->answer || v.at("Debate Answer") == wrong_letter(*task));
+    // A side without an answer is never chosen.
+    EXPECT_EQ(mad_verdict(i, "judge_final_reask", "", "C").at("Debate Answer"), "C");
+    // A re-ask states the verdict the first reply meant.
+    const auto first = mad_verdict(i, "judge_mad", task->answer, wrong_letter(*task));
+    if (!first.is_discarded()) {
+      EXPECT_EQ(first, mad_verdict(i, "judge_mad_reask", task->answer, wrong_letter(*task)));
+    }
+  }
+}
+
 TEST(SimulatorJudge, KindOfAReaskIsTheKindItRepeats) {
   EXPECT_EQ(judge_kind("judge_score_reask"), "judge_score");
   EXPECT_EQ(judge_kind("judge_rank"), "judge_rank");

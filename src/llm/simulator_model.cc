@@ -81,9 +81,10 @@ Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& 
   if (note.own_previous && !note.own_previous->empty()) {
     d.previous = *note.own_previous;
   } else {
-    // The agent's earlier reply was unparsed: it still holds what it meant in round 0.
+    // The agent's earlier reply was unparsed: it still holds what it meant in its first turn
+    // (round 0; round 1 for MAD's debaters, whose debate starts there).
     Annotations initial = note;
-    initial.round = 0;
+    initial.round = is_mad_debater(note) ? 1 : 0;
     initial.shown.clear();
     d.previous = decide_initial(params, profile, initial, temperature, task).answer;
   }
@@ -143,7 +144,7 @@ Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& 
       const double c = peer.confidence.value_or(params.missing_peer_confidence);
       if (peer.answer == pick.answer && c > best) {
         best = c;
-        d.persuader = peer.agent;
+        d.persuader = peer.label.empty() ? peer.agent : peer.label;  // as the prompt named it
       }
     }
   }
@@ -153,7 +154,39 @@ Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& 
   return d;
 }
 
+// MAD's negative (iMAD App. A.1: "Disagree when warranted"). Its own view is an initial answer
+// in round 1 and a revision after what it was shown later. A view that differs from the
+// affirmative's answer y is what it argues; a view equal to y is kept (explicit agreement)
+// unless, with probability negative_dissent, it argues another answer of the task's answer
+// space instead, drawn uniformly (the gold among them when y is wrong).
+Decision decide_negative(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                         double temperature, const TaskLatents& task) {
+  Decision own = note.round <= 1 ? decide_initial(params, profile, note, temperature, task)
+                                 : decide_revision(params, profile, note, temperature, task);
+  const auto affirmative = std::find_if(note.shown.begin(), note.shown.end(),
+                                        [](const PeerView& p) { return p.label == "Affirmative"; });
+  if (affirmative == note.shown.end() || affirmative->answer != own.answer) return own;
+  Rng rng(stream_seed(params, note, temperature, "dissent"));
+  if (rng.uniform() >= params.negative_dissent) return own;
+  std::vector<std::string_view> others;
+  if (task.answers.gold != own.answer) others.push_back(task.answers.gold);
+  for (const auto& wrong : task.answers.wrong)
+    if (wrong != own.answer) others.push_back(wrong);
+  if (others.empty()) return own;
+  Decision d;
+  d.answer = std::string(others[rng.below(others.size())]);
+  d.correct = matches_gold(*note.task, d.answer);
+  d.confidence = draw_confidence(params, profile, d.correct, task.difficulty, rng);
+  d.previous = own.answer;
+  return d;
+}
+
 }  // namespace
+
+bool is_mad_debater(const Annotations& note) {
+  const std::string_view turn = modelled_turn(note);
+  return turn == "affirmative" || turn == "negative";
+}
 
 double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
@@ -169,12 +202,18 @@ TaskLatents task_latents(const SimulatorParams& params, const Task& task) {
   return latents;
 }
 
+std::string_view modelled_turn(const Annotations& note) {
+  return note.turn == "reask" && !note.repeats.empty() ? std::string_view(note.repeats) : std::string_view(note.turn);
+}
+
 TurnModel turn_model(const Annotations& note) {
-  if (note.turn == "revise") return TurnModel::kRevise;
+  const std::string_view turn = modelled_turn(note);
+  if (turn == "revise" || turn == "negative") return TurnModel::kRevise;
+  if (turn == "affirmative") return note.round > 1 ? TurnModel::kRevise : TurnModel::kInitial;
   // A first answer given after reading peers (same-round visibility) is that agent's own
   // initial opinion revised in the light of what it was shown.
-  if (note.turn == "answer" && !note.shown.empty()) return TurnModel::kRevise;
-  if (note.turn == "reask" && note.round >= 1) return TurnModel::kRevise;
+  if (turn == "answer" && !note.shown.empty()) return TurnModel::kRevise;
+  if (turn == "reask" && note.round >= 1) return TurnModel::kRevise;
   return TurnModel::kInitial;  // "answer", "sample", a round-0 "reask", and unknown kinds
 }
 
@@ -190,6 +229,7 @@ std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note
 
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                 double temperature, const TaskLatents& task) {
+  if (modelled_turn(note) == "negative") return decide_negative(params, profile, note, temperature, task);
   return turn_model(note) == TurnModel::kRevise ? decide_revision(params, profile, note, temperature, task)
                                                 : decide_initial(params, profile, note, temperature, task);
 }

@@ -24,10 +24,20 @@ struct TaskLatents {
 
 TaskLatents task_latents(const SimulatorParams& params, const Task& task);
 
-// How a turn is modelled. "reask" is modelled as the turn it repeats (initial in round 0,
-// revision afterwards) so that it states the same answer the failed reply meant.
+// The kind of turn a request models: a "reask" is the turn it repeats (note.repeats), so that
+// it states the same answer the failed reply meant.
+std::string_view modelled_turn(const Annotations& note);
+
+// How a turn is modelled: initial ("answer", "sample", MAD's round-1 "affirmative", unknown
+// kinds) or revision ("revise", MAD's later "affirmative" and every "negative", which argue
+// against what they were shown). A "reask" that does not say what it repeats is initial in
+// round 0 and a revision afterwards.
 enum class TurnModel { kInitial, kRevise };
 TurnModel turn_model(const Annotations& note);
+
+// MAD's debater turns ("affirmative", "negative", and their re-asks), whose debate starts in
+// round 1.
+bool is_mad_debater(const Annotations& note);
 
 struct Decision {
   std::string answer;           // canonical

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "llm/simulator_model.h"
+#include "llm/simulator_reply.h"
 #include "llm/simulator_test_support.h"
 
 namespace parley::sim {
@@ -118,6 +119,57 @@ TEST(SimulatorModelTest, ConfidentWrongPeersSometimesButRarelyFlipACorrectAgent)
   }
   EXPECT_GT(flipped, 0);
   EXPECT_LT(flipped, kTasks / 2);
+}
+
+// MAD's negative in round 1, shown the affirmative's answer `affirmative`.
+ChatRequest negative_request(std::shared_ptr<const Task> task, const std::string& affirmative, int index) {
+  ChatRequest r = request_for(std::move(task), "a2", 1, "negative", index);
+  r.note.shown = {PeerView{"a1", affirmative, 0.8, "Affirmative"}};
+  return r;
+}
+
+TEST(SimulatorModelTest, MadNegativeUsuallyArguesAgainstTheAffirmative) {
+  int against_gold = 0, finds_gold = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    const TaskLatents latents = task_latents(params(), *task);
+    // Against a right affirmative: its own wrong view, or the dissent half the times its
+    // own view is right too.
+    const ChatRequest right = negative_request(task, task->answer, i);
+    against_gold += decide(params(), profile("default"), right.note, 0.7, latents).answer != task->answer;
+    // Against a wrong affirmative: its own right view, or a dissent that may land on the gold.
+    const ChatRequest wrong = negative_request(task, wrong_letter(*task), i);
+    finds_gold += decide(params(), profile("default"), wrong.note, 0.7, latents).answer == task->answer;
+  }
+  // P(own view wrong) ≈ 0.43 plus 0.57 × negative_dissent 0.5: about 0.7; it sometimes agrees.
+  EXPECT_GT(against_gold, kTasks * 55 / 100);
+  EXPECT_LT(against_gold, kTasks * 90 / 100);
+  EXPECT_GT(finds_gold, kTasks / 2);
+}
+
+TEST(SimulatorModelTest, MadReasksStateTheAnswerOfTheTurnTheyRepeat) {
+  for (int i = 0; i < 40; ++i) {
+    const auto task = choice_task(i);
+    const ChatRequest negative = negative_request(task, task->answer, i);
+    ChatRequest reask = negative;
+    reask.note.turn = "reask";
+    reask.note.repeats = "negative";
+    const auto& p = params();
+    const auto first = read_answer(simulate_reply(p, profile("default"), negative).text, *task).value;
+    if (first) {  // else a format error
+      EXPECT_EQ(first, read_answer(simulate_reply(p, profile("default"), reask).text, *task).value) << i;
+    }
+    ChatRequest affirmative = request_for(task, "a1", 1, "affirmative", i);
+    ChatRequest affirmative_reask = affirmative;
+    affirmative_reask.note.turn = "reask";
+    affirmative_reask.note.repeats = "affirmative";
+    EXPECT_EQ(decide(p, profile("default"), affirmative.note, 0.7, task_latents(p, *task)).answer,
+              decide(p, profile("default"), affirmative_reask.note, 0.7, task_latents(p, *task)).answer);
+    EXPECT_EQ(turn_model(affirmative.note), TurnModel::kInitial);
+    affirmative.note.round = 2;
+    EXPECT_EQ(turn_model(affirmative.note), TurnModel::kRevise);
+    EXPECT_EQ(turn_model(reask.note), TurnModel::kRevise);
+  }
 }
 
 TEST(SimulatorModelTest, AgreementRaisesConfidence) {

@@ -58,6 +58,7 @@ const NumberField<SimulatorParams> kGlobalFields[] = {
     {"logprob_noise_sd", &SimulatorParams::logprob_noise_sd, 0.0, kInf},
     {"judge_slope", &SimulatorParams::judge_slope, -kInf, kInf},
     {"judge_bias", &SimulatorParams::judge_bias, -kInf, kInf},
+    {"negative_dissent", &SimulatorParams::negative_dissent, 0.0, 1.0},
 };
 
 const NumberField<SimulatorProfile> kProfileFields[] = {

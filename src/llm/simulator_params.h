@@ -72,6 +72,9 @@ struct SimulatorParams {
   // = σ(judge_slope · (a − d) + judge_bias).
   double judge_slope = 4.0;
   double judge_bias = 1.5;
+  // MAD's negative debater (docs/simulator.md, "MAD"): probability that, when its own view is
+  // the affirmative's answer, it still argues another answer as it is told to.
+  double negative_dissent = 0.5;
 
   std::map<std::string, SimulatorProfile> profiles;
 };

@@ -176,7 +176,7 @@ void write_peer_references(Writer& writer, const Annotations& note, const Decisi
   for (std::size_t i = 0; i < note.shown.size() && i < kMaxNamed; ++i) {
     const PeerView& peer = note.shown[i];
     Writer::Slots slots;
-    slots.p = peer.agent;
+    slots.p = peer.label.empty() ? peer.agent : peer.label;  // as the prompt named it ("Negative")
     slots.x = decision.answer;
     slots.y = peer.answer;
     if (peer.answer.empty()) {

@@ -103,7 +103,8 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
 
   // PRR, eq. (1): the peer set is every other agent of the debate (also one whose call failed).
   std::set<std::string> names;
-  for (const auto& m : transcript.messages) names.insert(lower(m.agent));
+  for (const auto& m : transcript.messages)
+    if (is_agent_answer_role(m.role)) names.insert(lower(m.agent));  // judges are not peers
   int referencing = 0;
   for (const auto& turn : turns) {
     const std::string text = lower(turn.text);

@@ -29,6 +29,15 @@ TEST(Prr, CountsTurnsNamingAPeerWithAStanceWord) {
   EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 0.5);
 }
 
+TEST(Prr, JudgeCallsAreNotTurnsAndJudgesAreNotPeers) {
+  Transcript t;
+  t.messages = {turn(1, "a1", "I think B."), turn(1, "a2", "I disagree with a1."),
+                turn(1, "j1", R"({"Preference": "No", "Reason": "I agree with a2"})", "judge_mad"),
+                turn(1, "j1", "I support a1.", "judge_mad_reask"), turn(2, "a1", "I agree with j1.")};
+  // Turns: a1, a2, a1 (round 2); only a2's names a peer with a stance: PRR = 1/3.
+  EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 1.0 / 3.0);
+}
+
 TEST(Prr, OwnNameAndNamesInsideLongerNamesDoNotCount) {
   Transcript t;
   t.messages = {turn(0, "a1", "As a1 I agree."), turn(0, "a1#2", "I agree with a1#2x and xa1.")};

@@ -93,6 +93,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   request.note.agent = agent.name;
   request.note.round = info.round;
   request.note.turn = turn;
+  if (turn != info.turn) request.note.repeats = info.turn;  // a re-ask states the turn it repeats
   request.note.sample = info.sample;
   request.note.shown = info.shown;
   for (const auto& [name, latest] : latest_) {

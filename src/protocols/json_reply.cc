@@ -108,6 +108,13 @@ Result<Json> check_field(const JsonField& field, const Json& value) {
         return Error{fmt::format("field \"{}\" must list each of {} exactly once", field.name, allowed_text(field))};
       return out;
     }
+    case JsonField::Kind::kAccepted: {
+      std::optional<std::string> accepted;
+      if (value.is_string()) accepted = field.accept(value.get<std::string>());
+      else if (value.is_number()) accepted = field.accept(value.dump());
+      if (!accepted) return Error{fmt::format("field \"{}\" must be {}, got {}", field.name, field.expected, value.dump())};
+      return Json(*accepted);
+    }
   }
   return Error{"unknown field kind"};
 }
@@ -148,6 +155,25 @@ Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema&
   return Error{"the reply contains no JSON object"};
 }
 
+bool is_bare_json_object(std::string_view text) {
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  };
+  text = trim(text);
+  if (text.size() >= 6 && text.substr(0, 3) == "```" && text.substr(text.size() - 3) == "```") {
+    text = text.substr(3, text.size() - 6);
+    if (const std::size_t line_end = text.find('\n'); line_end != std::string_view::npos &&
+                                                       text.substr(0, line_end).find('{') == std::string_view::npos)
+      text.remove_prefix(line_end);  // the fence's language tag ("json")
+    text = trim(text);
+  }
+  const std::vector<std::string_view> spans = object_spans(text);
+  return !spans.empty() && spans.front().size() == text.size() &&
+         !Json::parse(text, nullptr, /*allow_exceptions=*/false).is_discarded();
+}
+
 std::string describe_schema(const ReplySchema& schema) {
   std::string out = "{";
   for (const auto& field : schema) {
@@ -166,6 +192,9 @@ std::string describe_schema(const ReplySchema& schema) {
         break;
       case JsonField::Kind::kPermutation:
         out += "[<each of " + allowed_text(field) + ", best first>]";
+        break;
+      case JsonField::Kind::kAccepted:
+        out += "<" + field.expected + ">";
         break;
     }
   }

@@ -4,6 +4,7 @@
 // malformed verdict is a described problem that can be re-asked, never an exception.
 // Used by the judge (judge.cc) and by protocols whose roles answer in JSON (mad).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,7 +22,8 @@ struct JsonField {
     kNumber,     // a number in [min, max] ("0.8" accepted)
     kString,     // any non-empty string
     kChoice,     // one of `allowed`, compared case-insensitively; stored as spelled in `allowed`
-    kPermutation // an array holding every entry of `allowed` exactly once (a ranking)
+    kPermutation, // an array holding every entry of `allowed` exactly once (a ranking)
+    kAccepted    // a string or number that `accept` takes; stored as `accept` returns it
   };
   std::string name;
   Kind kind = Kind::kString;
@@ -29,6 +31,10 @@ struct JsonField {
   double max = 0.0;
   std::vector<std::string> allowed;
   bool required = true;
+  // kAccepted only: the normalised value, or nullopt when the value is not acceptable (e.g. an
+  // answer outside the option set), and what is acceptable, in words for prompts and re-asks.
+  std::function<std::optional<std::string>(const std::string&)> accept;
+  std::string expected;
 };
 
 using ReplySchema = std::vector<JsonField>;
@@ -38,6 +44,10 @@ using ReplySchema = std::vector<JsonField>;
 // choices as spelled in the schema. Fields not in the schema are dropped. The error names the
 // first problem, in words that can be sent back to the model.
 Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema);
+
+// Whether `text` is one JSON object and nothing else, allowing surrounding white space and a
+// Markdown code fence around it. (iMAD App. A.1 rejects verdicts with text outside the object.)
+bool is_bare_json_object(std::string_view text);
 
 // A one-line description of the expected object, for prompts: {"score": <integer 1-5>, ...}.
 std::string describe_schema(const ReplySchema& schema);

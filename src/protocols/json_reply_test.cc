@@ -52,6 +52,35 @@ TEST(JsonReply, ChoicesAndPermutations) {
   EXPECT_FALSE(read_json_reply(R"({"winner": "tie", "ranking": ["A","B","C","D"]})", schema));
 }
 
+TEST(JsonReply, AcceptedFieldsAreNormalisedByTheirCallback) {
+  JsonField answer{"answer", JsonField::Kind::kAccepted, 0, 0, {}, true};
+  answer.accept = [](const std::string& v) -> std::optional<std::string> {
+    if (v == "A" || v == "a" || v == "Mars") return "A";
+    if (v == "2") return "B";
+    return std::nullopt;
+  };
+  answer.expected = "one of \"A\", \"B\"";
+  const ReplySchema schema = {answer};
+  EXPECT_EQ(read_json_reply(R"({"answer": "Mars"})", schema).value()["answer"], "A");
+  EXPECT_EQ(read_json_reply(R"({"answer": 2})", schema).value()["answer"], "B");  // numbers reach the callback as text
+  EXPECT_EQ(read_json_reply(R"({"answer": "C"})", schema).error().message,
+            "field \"answer\" must be one of \"A\", \"B\", got \"C\"");
+  EXPECT_FALSE(read_json_reply(R"({"answer": ["A"]})", schema));
+  EXPECT_EQ(describe_schema(schema), R"({"answer": <one of "A", "B">})");
+}
+
+TEST(JsonReply, BareObjectsMayOnlyBeFencedOrPadded) {
+  EXPECT_TRUE(is_bare_json_object(R"({"a": 1})"));
+  EXPECT_TRUE(is_bare_json_object("  \n{\"a\": {\"b\": \"}\"}}\n"));
+  EXPECT_TRUE(is_bare_json_object("```json\n{\"a\": 1}\n```"));
+  EXPECT_TRUE(is_bare_json_object("```{\"a\": 1}```"));
+  EXPECT_FALSE(is_bare_json_object("Verdict: {\"a\": 1}"));
+  EXPECT_FALSE(is_bare_json_object("{\"a\": 1} I hope this helps."));
+  EXPECT_FALSE(is_bare_json_object("{\"a\": 1} {\"a\": 2}"));
+  EXPECT_FALSE(is_bare_json_object("{\"a\": 1,}"));
+  EXPECT_FALSE(is_bare_json_object("no object"));
+}
+
 TEST(JsonReply, DescribesTheSchemaForPrompts) {
   EXPECT_EQ(describe_schema(kScore), R"({"score": <an integer from 1 to 5>, "reason": "<text>"})");
 }

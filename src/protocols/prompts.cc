@@ -20,15 +20,17 @@ std::string format_instruction(const Task& task) {
   return {};
 }
 
-std::string question_with_options(const Task& task) {
-  std::string out = task.question;
-  if (!task.options.empty()) {
-    out += "\n";
-    for (std::size_t i = 0; i < task.options.size(); ++i) {
-      out += "\n" + option_letter(i) + ". " + task.options[i];
-    }
+std::string lettered_options(const Task& task) {
+  std::string out;
+  for (std::size_t i = 0; i < task.options.size(); ++i) {
+    out += (i ? "\n" : "") + option_letter(i) + ". " + task.options[i];
   }
   return out;
+}
+
+std::string question_with_options(const Task& task) {
+  if (task.options.empty()) return task.question;
+  return task.question + "\n\n" + lettered_options(task);
 }
 
 std::string task_prompt(const Task& task) { return question_with_options(task) + "\n\n" + format_instruction(task); }

@@ -15,6 +15,9 @@ std::string task_prompt(const Task& task);
 // The question with its lettered options only (what a judge is told the task was).
 std::string question_with_options(const Task& task);
 
+// The options alone, one per line ("A. Mars"); "" for a task without options.
+std::string lettered_options(const Task& task);
+
 // How to state the final answer and confidence, for this task's answer type.
 std::string format_instruction(const Task& task);
 

@@ -12,5 +12,6 @@ ProtocolInfo ni_protocol();                // ni.cc
 ProtocolInfo wr_protocol();                // wr.cc
 ProtocolInfo cr_protocol();                // cr.cc
 ProtocolInfo ra_cr_protocol();             // ra_cr.cc
+ProtocolInfo mad_protocol();               // mad.cc
 
 }  // namespace parley

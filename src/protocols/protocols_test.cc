@@ -152,6 +152,9 @@ TEST(Debate, UnparsableReplyIsReaskedOnce) {
   const auto& reask = h.client->requests[1].messages;
   ASSERT_EQ(reask.size(), 3u);
   EXPECT_EQ(reask[1].content, "I am not sure at all.");
+  // It names the turn it repeats (the simulator models it as that turn).
+  EXPECT_EQ(h.client->requests[0].note.repeats, "");
+  EXPECT_EQ(h.client->requests[1].note.repeats, "answer");
 }
 
 TEST(Debate, ReaskCanBeDisabled) {

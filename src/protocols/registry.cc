@@ -13,6 +13,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       wr_protocol(),
       cr_protocol(),
       ra_cr_protocol(),
+      mad_protocol(),
   };
   return registry;
 }

@@ -1,0 +1,473 @@
+// mad: the Multi-Agent Debate baseline of Liang et al. (2024) as iMAD runs it (iMAD App. A.1).
+// An affirmative and a negative debater argue in rounds; after each round a judge returns the
+// JSON verdict {Preference, Supported Side, Reason, Debate Answer}. Preference = Yes ends the
+// debate with the Debate Answer; otherwise the next round starts, up to max_rounds, and when no
+// round settles it the judge picks the final answer from the reduced candidate set {OPTIONS2}.
+// Every prompt is a template with the paper's placeholders, overridable from the experiment
+// file. The choices the paper leaves open are listed in docs/protocols.md ("mad").
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "protocols/json_reply.h"
+#include "protocols/prompts.h"
+#include "protocols/protocols.h"
+
+namespace parley {
+namespace {
+
+using Json = nlohmann::json;
+
+// ---- Templates and placeholders (iMAD App. A.1, "Placeholders") ------------------------------
+
+// The paper's placeholders ({IMAGE} is for VQA, which parley does not run) and two of parley's:
+// {FORMAT}, how a debater states its answer so that it can be parsed, and {JSON_FORMAT}, the
+// judge's JSON object with the values each field may take.
+constexpr std::array<std::string_view, 9> kPlaceholders = {"QUESTION", "OPTIONS",  "OPTIONS2", "TRANSCRIPT", "AFF_ANS",
+                                                           "NEG_ANS",  "ROUND",    "FORMAT",   "JSON_FORMAT"};
+
+// Default templates: parley's wording of the inputs, instructions and outputs App. A.1 gives
+// for each QA role.
+constexpr std::string_view kAffirmativeFirst =
+    "You are the affirmative debater in a debate about the question below. This is round {ROUND}.\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "Answer the question: choose one answer strictly from the options and justify it step by step. "
+    "This answer is the stance you will defend in the debate.\n{FORMAT}";
+
+constexpr std::string_view kAffirmative =
+    "You are the affirmative debater. This is round {ROUND} of the debate.\n\n"
+    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "Your stance: {AFF_ANS}\n\nThe negative side's latest argument:\n{NEG_ANS}\n\n"
+    "Agree with the negative side, or refuse its argument. If you refuse, choose an answer strictly from the "
+    "options (keep your stance or switch to a different option) and justify it briefly.\n{FORMAT}";
+
+constexpr std::string_view kNegative =
+    "You are the negative debater. This is round {ROUND} of the debate.\n\n"
+    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "The affirmative side's argument in this round:\n{AFF_ANS}\n\n"
+    "Examine the affirmative argument and point out its problems. Disagree when warranted: give an alternative "
+    "answer strictly from the options and justify it succinctly. If you agree, say so explicitly.\n{FORMAT}";
+
+constexpr std::string_view kJudgeRound =
+    "You are the judge of a debate between an affirmative and a negative side. This is round {ROUND}.\n\n"
+    "Debate transcript of the previous rounds:\n{TRANSCRIPT}\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "Affirmative side, this round:\n{AFF_ANS}\n\nNegative side, this round:\n{NEG_ANS}\n\n"
+    "Evaluate the accuracy and the justification of both sides. Set \"Preference\" to \"Yes\" if one side is "
+    "clearly better and settles the question, \"No\" if neither does yet. Name that side (or the stronger one) "
+    "in \"Supported Side\", explain briefly in \"Reason\", and give your answer, tentative if there is no "
+    "preference, in \"Debate Answer\". Reply with only a JSON object of this form: {JSON_FORMAT}";
+
+constexpr std::string_view kJudgeFinal =
+    "You are the judge of a debate between an affirmative and a negative side. The debate has ended after "
+    "round {ROUND} without a clear preference, and you must decide.\n\n"
+    "Debate transcript:\n{TRANSCRIPT}\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "Candidate answers proposed in the debate:\n{OPTIONS2}\n\n"
+    "In \"Reason\", list the plausible candidates, strictly from the options, and say briefly why you choose "
+    "one; give the final answer, which must be one of the candidate answers, in \"Debate Answer\". "
+    "Reply with only a JSON object of this form: {JSON_FORMAT}";
+
+struct Placeholder {
+  std::size_t at;  // offset of its '{'
+  std::string_view name;
+};
+
+// The {NAME} tokens of a template (NAME: capital letters, digits, '_'); other braces are text,
+// so a template may show a literal JSON example.
+std::vector<Placeholder> placeholders_in(std::string_view text) {
+  std::vector<Placeholder> out;
+  for (std::size_t open = text.find('{'); open != std::string_view::npos; open = text.find('{', open + 1)) {
+    std::size_t end = open + 1;
+    while (end < text.size() && (std::isupper(static_cast<unsigned char>(text[end])) ||
+                                 std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      ++end;
+    if (end > open + 1 && end < text.size() && text[end] == '}') out.push_back({open, text.substr(open + 1, end - open - 1)});
+  }
+  return out;
+}
+
+// The config check of a template parameter: every placeholder must be one mad fills.
+std::string check_template(const ParamValue& value) {
+  const auto* text = std::get_if<std::string>(&value);
+  if (text == nullptr) return "expected a text";
+  std::string unknown;
+  for (const Placeholder& p : placeholders_in(*text)) {
+    if (std::find(kPlaceholders.begin(), kPlaceholders.end(), p.name) == kPlaceholders.end())
+      unknown += fmt::format("{}{{{}}}", unknown.empty() ? "" : ", ", p.name);
+  }
+  if (unknown.empty()) return {};
+  std::string known;
+  for (auto name : kPlaceholders) known += fmt::format("{}{{{}}}", known.empty() ? "" : " ", name);
+  return fmt::format("unknown placeholder {} (mad fills {})", unknown, known);
+}
+
+using Values = std::map<std::string, std::string, std::less<>>;
+
+// The template with each placeholder replaced by its value, in one pass, so that a value which
+// itself contains "{ROUND}" (a quoted message) is left as it is.
+std::string fill(std::string_view text, const Values& values) {
+  std::string out;
+  std::size_t done = 0;
+  for (const Placeholder& p : placeholders_in(text)) {
+    const auto value = values.find(p.name);
+    if (value == values.end()) continue;
+    out.append(text.substr(done, p.at - done)).append(value->second);
+    done = p.at + p.name.size() + 2;
+  }
+  return out.append(text.substr(done));
+}
+
+// ---- The option set --------------------------------------------------------------------------
+
+// How an answer reads in a prompt: "B. Jupiter" for a choice, the answer itself otherwise.
+std::string answer_text(const Task& task, const std::optional<std::string>& answer) {
+  if (!answer) return "(no clear answer)";
+  if (task.answer_type == AnswerType::kChoice) {
+    for (std::size_t i = 0; i < task.options.size(); ++i)
+      if (option_letter(i) == *answer) return *answer + ". " + task.options[i];
+  }
+  return *answer;
+}
+
+// Whether two canonical answers are the same answer, by the rule that matches gold answers.
+bool same_answer(const Task& task, std::string_view a, const std::string& b) {
+  Task reference = task;
+  reference.answer = b;
+  return answers_match(reference, a);
+}
+
+// {OPTIONS}. Open (numeric, free-text) tasks have no option list: any answer of the task's type
+// is "in the option set".
+std::string options_text(const Task& task) {
+  switch (task.answer_type) {
+    case AnswerType::kChoice:
+      return lettered_options(task);
+    case AnswerType::kNumber:
+      return "(no fixed options: the answer is a number)";
+    case AnswerType::kText:
+      return "(no fixed options: the answer is a short text)";
+    case AnswerType::kForecast:
+      return "(no fixed options: the answer is a forecast, a signed percentage such as +0.3%)";
+  }
+  return {};
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "\"" : ", \"") + item + "\"";
+  return out;
+}
+
+// The "Debate Answer" field: an answer in the option set (iMAD App. A.1 validation), written as
+// the judge likes (letter or option text, "42" or 42) and canonicalised by parley's answer
+// parser. With `candidates` it must also be one of them ({OPTIONS2}, the finalisation).
+JsonField debate_answer_field(const Task& task, std::optional<std::vector<std::string>> candidates) {
+  JsonField field{"Debate Answer", JsonField::Kind::kAccepted, 0, 0, {}, true};
+  if (candidates) {
+    field.expected = "one of " + quoted_list(*candidates);
+  } else if (task.answer_type == AnswerType::kChoice) {
+    std::vector<std::string> letters;
+    for (std::size_t i = 0; i < task.options.size(); ++i) letters.push_back(option_letter(i));
+    field.expected = "one of " + quoted_list(letters) + " (an option letter or the option's text)";
+  } else {
+    field.expected = task.answer_type == AnswerType::kNumber     ? "a number"
+                     : task.answer_type == AnswerType::kForecast ? "a signed percentage such as \"+0.3%\""
+                                                                 : "a short answer";
+  }
+  field.accept = [&task, candidates = std::move(candidates)](const std::string& given) -> std::optional<std::string> {
+    // A bare value first ("B", "Jupiter", "42"); else as an answer statement's payload, which
+    // also reads "C. Venus" and "(C) Venus" (as a bare line those look like an option listing).
+    std::optional<std::string> answer = parse_answer(given, task).value;
+    if (!answer) answer = parse_answer("Answer: " + given, task).value;
+    if (!answer) answer = parse_answer("Impact: " + given, task).value;  // a forecast given bare
+    if (!answer || !candidates) return answer;
+    for (const auto& c : *candidates)
+      if (same_answer(task, *answer, c)) return c;
+    return std::nullopt;
+  };
+  return field;
+}
+
+// ---- Verdicts (iMAD App. A.1, "Structured JSON Output") ---------------------------------------
+
+ReplySchema round_schema(const Task& task) {
+  return {{"Preference", JsonField::Kind::kChoice, 0, 0, {"Yes", "No"}, true},
+          // Required when Preference is "Yes" (checked in verdict_problem).
+          {"Supported Side", JsonField::Kind::kChoice, 0, 0, {"Affirmative", "Negative"}, false},
+          {"Reason", JsonField::Kind::kString, 0, 0, {}, true},
+          debate_answer_field(task, std::nullopt)};
+}
+
+// Without candidates (nobody stated a parsable answer) the whole option set.
+ReplySchema final_schema(const Task& task, const std::optional<std::vector<std::string>>& candidates) {
+  return {{"Reason", JsonField::Kind::kString, 0, 0, {}, true}, debate_answer_field(task, candidates)};
+}
+
+// "" for an acceptable verdict, otherwise what is wrong with it: no valid JSON object, text
+// outside the object, an invalid value, or an answer outside the option set.
+std::string verdict_problem(std::string_view reply, const ReplySchema& schema) {
+  const auto read = read_json_reply(reply, schema);
+  if (!read) return read.error().message;
+  if (!is_bare_json_object(reply)) return "the reply must be the JSON object alone, with no text outside it";
+  if (read->value("Preference", "") == "Yes" && !read->contains("Supported Side"))
+    return "field \"Supported Side\" is required when \"Preference\" is \"Yes\"";
+  return {};
+}
+
+StructuredAsk structured(const ReplySchema& schema, int reasks) {
+  StructuredAsk ask;
+  ask.check = [schema](std::string_view reply) { return verdict_problem(reply, schema); };
+  ask.format_reminder = "Reply with only a JSON object of this form: " + describe_schema(schema);
+  ask.reasks = reasks;
+  return ask;
+}
+
+// ---- The debate's shared state -----------------------------------------------------------------
+
+// What the placeholders are filled from. The running transcript is synchronised at the start
+// of each round (iMAD App. A.1, "Shared Context and Memory Synchronization"): every role sees
+// every message of the finished rounds; the current round's messages reach the negative and
+// the judge through {AFF_ANS} and {NEG_ANS}.
+class DebateState {
+ public:
+  explicit DebateState(const Task& task) : task_(task) {}
+
+  void start_round(int round) {
+    round_ = round;
+    synced_ = log_.empty() ? "(none: this is the first round)" : log_;
+  }
+  void finish_round(const std::string& judge_reply) {
+    record("Affirmative", aff_->text);
+    record("Negative", neg_->text);
+    if (!judge_reply.empty()) record("Judge", judge_reply);
+  }
+  void set_affirmative(Turn turn) {
+    if (!aff_) stance_ = turn.answer.value;  // the round-1 answer is the affirmative's stance
+    note_candidate(turn.answer.value);
+    aff_ = std::move(turn);
+  }
+  void set_negative(Turn turn) {
+    note_candidate(turn.answer.value);
+    neg_ = std::move(turn);
+  }
+  void set_judge_answer(const std::string& judge, const std::string& answer) {
+    judge_view_ = PeerView{judge, answer, std::nullopt, "Judge"};
+    note_candidate(answer);
+  }
+
+  // Placeholder values for `speaker` ("affirmative", "negative", "judge", "final"). For the
+  // affirmative {AFF_ANS} is its fixed stance, passed in every round to remind it of its side;
+  // for the others it is the affirmative's latest message (App. A.1, "Placeholders"). The
+  // finalisation reads the whole debate.
+  Values values(std::string_view speaker, std::string json_format = {}) const {
+    Values v;
+    v["QUESTION"] = task_.question;
+    v["OPTIONS"] = options_text(task_);
+    v["OPTIONS2"] = options2_text();
+    v["TRANSCRIPT"] = speaker == "final" ? log_ : synced_;
+    v["AFF_ANS"] = speaker == "affirmative" ? answer_text(task_, stance_) : aff_ ? aff_->text : "(none yet)";
+    v["NEG_ANS"] = neg_ ? neg_->text : "(none yet)";
+    v["ROUND"] = std::to_string(round_);
+    v["FORMAT"] = format_instruction(task_);
+    v["JSON_FORMAT"] = std::move(json_format);
+    return v;
+  }
+
+  // Who is in a call's context, besides the caller: the opponent's latest turn, and the judge
+  // once one of its verdicts is in the transcript.
+  std::vector<PeerView> shown_to_affirmative() const { return with_judge({view(*neg_, "Negative")}); }
+  std::vector<PeerView> shown_to_negative() const { return with_judge({view(*aff_, "Affirmative")}); }
+  std::vector<PeerView> shown_to_judge() const { return {view(*aff_, "Affirmative"), view(*neg_, "Negative")}; }
+
+  // {OPTIONS2}: every distinct answer any agent proposed during the debate, in order of first
+  // appearance (App. A.1); the whole option set when nobody stated a parsable answer.
+  std::optional<std::vector<std::string>> candidates() const {
+    if (candidates_.empty()) return std::nullopt;
+    return candidates_;
+  }
+
+  // The answer to fall back on when the finalisation verdict is unusable: the judge's latest
+  // answer, else the affirmative's, else the negative's.
+  std::optional<std::string> fallback_answer() const {
+    if (judge_view_) return judge_view_->answer;
+    if (aff_ && aff_->answer.value) return aff_->answer.value;
+    if (neg_) return neg_->answer.value;
+    return std::nullopt;
+  }
+
+ private:
+  static PeerView view(const Turn& turn, std::string label) {
+    return PeerView{turn.agent, turn.answer.value.value_or(""), turn.answer.confidence, std::move(label)};
+  }
+  std::vector<PeerView> with_judge(std::vector<PeerView> shown) const {
+    if (judge_view_) shown.push_back(*judge_view_);
+    return shown;
+  }
+  void record(std::string_view role, const std::string& text) {
+    log_ += fmt::format("{}[Round {}] {}:\n{}", log_.empty() ? "" : "\n\n", round_, role, text);
+  }
+  void note_candidate(const std::optional<std::string>& answer) {
+    if (!answer) return;
+    for (const auto& c : candidates_)
+      if (same_answer(task_, *answer, c)) return;
+    candidates_.push_back(*answer);
+  }
+  std::string options2_text() const {
+    if (candidates_.empty()) return options_text(task_);
+    std::string out;
+    for (const auto& c : candidates_) out += (out.empty() ? "" : "\n") + answer_text(task_, c);
+    return out;
+  }
+
+  const Task& task_;
+  int round_ = 0;
+  std::string log_;     // every finished round
+  std::string synced_;  // the log as it was at the start of the current round
+  std::optional<std::string> stance_;
+  std::optional<Turn> aff_, neg_;
+  std::optional<PeerView> judge_view_;  // the judge's latest valid verdict
+  std::vector<std::string> candidates_;
+};
+
+std::vector<ChatMessage> prompt(std::string_view text, const Values& values) {
+  return {ChatMessage{"user", fill(text, values)}};
+}
+
+TurnInfo turn_info(int round, std::string turn, std::vector<PeerView> shown) {
+  TurnInfo info;
+  info.round = round;
+  info.turn = std::move(turn);
+  info.shown = std::move(shown);
+  return info;
+}
+
+// The per-round event: the judge's verdict without its reason, or why there is none.
+std::string verdict_event(const std::string& judge, const StructuredReply& reply, const std::optional<Json>& verdict) {
+  Json detail{{"judge", judge}};
+  if (verdict) {
+    for (const auto& [key, value] : verdict->items())
+      if (key != "Reason") detail[key] = value;
+  } else {
+    detail["failed"] = reply.problem;
+  }
+  return detail.dump();
+}
+
+// ---- The protocol ------------------------------------------------------------------------------
+
+struct Templates {
+  std::string affirmative_first, affirmative, negative, judge_round, judge_final;
+};
+
+class Mad final : public Protocol {
+ public:
+  Mad(int max_rounds, Templates templates) : max_rounds_(max_rounds), templates_(std::move(templates)) {}
+
+  Async<std::optional<std::string>> run(Debate& debate) const override {
+    const Task& task = debate.task();
+    // Roles (App. A.1, "Roles and Outputs"): the debaters from the pool, the judge from the
+    // panel (the protocol's `judges:`, else the pool's first agent).
+    const std::vector<Agent> debaters = debate.agents(2);
+    const Agent& affirmative = debaters[0];
+    const Agent& negative = debaters[1];
+    const Agent judge = debate.judge_panel().front();
+    const int reasks = debate.judging().reasks;
+    DebateState state(task);
+
+    for (int round = 1; round <= max_rounds_; ++round) {
+      state.start_round(round);
+      // The affirmative answers the question in round 1; later it defends or changes its answer.
+      std::vector<ChatMessage> messages =
+          prompt(round == 1 ? templates_.affirmative_first : templates_.affirmative, state.values("affirmative"));
+      TurnInfo info = turn_info(round, "affirmative", round == 1 ? std::vector<PeerView>{} : state.shown_to_affirmative());
+      state.set_affirmative(co_await debate.ask(affirmative, std::move(messages), std::move(info)));
+
+      // The negative examines the affirmative's argument and disagrees when warranted.
+      messages = prompt(templates_.negative, state.values("negative"));
+      info = turn_info(round, "negative", state.shown_to_negative());
+      state.set_negative(co_await debate.ask(negative, std::move(messages), std::move(info)));
+
+      // The judge's verdict, validated and re-asked; a verdict still invalid counts as "No".
+      const ReplySchema schema = round_schema(task);
+      messages = prompt(templates_.judge_round, state.values("judge", describe_schema(schema)));
+      info = turn_info(round, "judge_mad", state.shown_to_judge());
+      StructuredAsk ask = structured(schema, reasks);
+      const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
+      std::optional<Json> verdict;
+      if (reply.valid()) verdict = read_json_reply(reply.text, schema).value();
+      debate.event(round, "verdict", verdict_event(judge.name, reply, verdict));
+      if (verdict) state.set_judge_answer(judge.name, verdict->at("Debate Answer").get<std::string>());
+      state.finish_round(verdict ? verdict->dump() : std::string());
+
+      // Preference = Yes: a side settled the question and the debate ends at once.
+      if (verdict && verdict->at("Preference") == "Yes") {
+        const std::string answer = verdict->at("Debate Answer").get<std::string>();
+        debate.event(round, "stop", Json{{"reason", "preference"}, {"round", round}, {"answer", answer}}.dump());
+        co_return answer;
+      }
+    }
+
+    // Finalisation after max_rounds: the judge commits to one of the candidates {OPTIONS2}.
+    const std::optional<std::vector<std::string>> candidates = state.candidates();
+    const ReplySchema schema = final_schema(task, candidates);
+    std::vector<ChatMessage> messages = prompt(templates_.judge_final, state.values("final", describe_schema(schema)));
+    TurnInfo info = turn_info(max_rounds_, "judge_final", state.shown_to_judge());
+    StructuredAsk ask = structured(schema, reasks);
+    const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
+    Json stop{{"round", max_rounds_}, {"candidates", candidates.value_or(std::vector<std::string>{})}};
+    std::optional<std::string> answer;
+    if (reply.valid()) {
+      answer = read_json_reply(reply.text, schema).value().at("Debate Answer").get<std::string>();
+      stop["reason"] = "max_rounds";
+    } else {
+      // The finalisation verdict is unusable after its re-asks: fall back (docs/protocols.md).
+      answer = state.fallback_answer();
+      stop["reason"] = "judge_failed";
+      stop["problem"] = reply.problem;
+    }
+    stop["answer"] = answer ? Json(*answer) : Json(nullptr);
+    debate.event(max_rounds_, "stop", stop.dump());
+    co_return answer;
+  }
+
+ private:
+  int max_rounds_;
+  Templates templates_;
+};
+
+ParamSpec template_param(std::string name, std::string_view text, std::string help) {
+  ParamSpec spec{std::move(name), ParamKind::kString, std::string(text), std::nullopt, std::nullopt, std::move(help)};
+  spec.check = check_template;
+  return spec;
+}
+
+}  // namespace
+
+ProtocolInfo mad_protocol() {
+  return {"mad",
+          "affirmative vs negative debaters, a judge stops on a clear preference or decides after max_rounds",
+          "Liang et al. 2024, Encouraging Divergent Thinking through Multi-Agent Debate (as in iMAD App. A.1)",
+          {{"max_rounds", ParamKind::kInt, std::int64_t{5}, 1, 20, "debate rounds before the judge must decide"},
+           template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"),
+           template_param("affirmative_prompt", kAffirmative, "affirmative's template for rounds 2.."),
+           template_param("negative_prompt", kNegative, "negative's template"),
+           template_param("judge_round_prompt", kJudgeRound, "judge's per-round template (JSON verdict)"),
+           template_param("judge_final_prompt", kJudgeFinal, "judge's finalisation template over {OPTIONS2}")},
+          [](const ProtocolParams& p) {
+            Templates t{p.text("affirmative_first_prompt"), p.text("affirmative_prompt"), p.text("negative_prompt"),
+                        p.text("judge_round_prompt"), p.text("judge_final_prompt")};
+            return std::make_unique<Mad>(static_cast<int>(p.integer("max_rounds")), std::move(t));
+          }};
+}
+
+}  // namespace parley

@@ -89,6 +89,9 @@ struct Comparison {
   bool simulated = false;
   std::string baseline;
   std::vector<ComparisonRow> rows;  // protocols in `protocol_order`, metrics in the given order
+  // "protocol metric" pairs with no matched unit defining the metric on both sides (e.g. U_sys
+  // against a single agent): not tested, not in the adjustment family.
+  std::vector<std::string> not_compared;
 };
 
 // Every protocol other than the baseline, on each metric. Errors: unknown baseline, a metric

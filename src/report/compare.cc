@@ -86,6 +86,10 @@ Result<Comparison> compare_protocols(const std::vector<Transcript>& transcripts,
         differences.push_back(*ours - *theirs);
       }
       row.n = static_cast<std::int64_t>(differences.size());
+      if (row.n == 0) {
+        comparison.not_compared.push_back(name + " " + metric);
+        continue;
+      }
       row.baseline_mean = mean(base_values);
       row.protocol_mean = mean(values);
       const std::uint64_t row_seed = HashBuilder().add(seed).add(name).add(metric).value();
@@ -134,6 +138,7 @@ std::string comparison_to_json(const Comparison& comparison) {
     row["wilcoxon_p_bh"] = r.wilcoxon_p_bh;
     j["comparisons"].push_back(std::move(row));
   }
+  j["not_compared"] = comparison.not_compared;
   return j.dump(2);
 }
 
@@ -161,6 +166,11 @@ std::string render_comparison(const Comparison& comparison) {
   }
   out += "p perm: paired permutation test, Holm-adjusted in p Holm; p Wilcox: Wilcoxon signed-rank, "
          "Benjamini-Hochberg-adjusted in p BH (all rows form the family)\n";
+  if (!comparison.not_compared.empty()) {
+    std::string pairs;
+    for (const auto& pair : comparison.not_compared) pairs += (pairs.empty() ? "" : ", ") + pair;
+    out += "not compared (the metric is defined on no matched unit of both): " + pairs + "\n";
+  }
   return out;
 }
 

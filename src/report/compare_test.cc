@@ -74,6 +74,20 @@ TEST(Compare, TranscriptMetricsAreComparableWhereDefined) {
   EXPECT_DOUBLE_EQ(c->rows[0].difference.mean_difference, ((0.5 - 0.0) + (0.25 - 0.5)) / 2.0);
 }
 
+TEST(Compare, AMetricTheBaselineNeverDefinesIsNotComparedNorInTheFamily) {
+  // flip_rate exists for debate only: the pair is listed, not tested, and accuracy's p-values
+  // are adjusted over a family of one.
+  auto c = compare_protocols(run(), {"single", "debate"}, "single", {"accuracy", "flip_rate"}, false);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->rows.size(), 1u);
+  EXPECT_EQ(c->rows[0].metric, "accuracy");
+  EXPECT_DOUBLE_EQ(c->rows[0].permutation_p_holm, c->rows[0].permutation_p);
+  EXPECT_EQ(c->not_compared, (std::vector<std::string>{"debate flip_rate"}));
+  EXPECT_NE(render_comparison(*c).find("not compared (the metric is defined on no matched unit of both): debate flip_rate"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(comparison_to_json(*c))["not_compared"][0], "debate flip_rate");
+}
+
 TEST(Compare, ErrorsNameTheProblem) {
   auto bad_baseline = compare_protocols(run(), {}, "cot", {"accuracy"}, false);
   ASSERT_FALSE(bad_baseline);

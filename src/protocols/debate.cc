@@ -16,43 +16,69 @@ std::vector<std::size_t> RoundDebate::visible_peers(std::size_t self, int /*roun
 }
 
 Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
-  const std::vector<Agent> agents = debate.agents(static_cast<std::size_t>(agent_count_));
-  const std::size_t n = agents.size();
-
-  // Each agent keeps its own conversation: question, its replies, the peers' solutions.
-  const ChatMessage question{"user", task_prompt(debate.task())};
-  std::vector<std::vector<ChatMessage>> history(n, std::vector<ChatMessage>{question});
-
-  std::vector<Async<Turn>> calls;
-  for (std::size_t i = 0; i < n; ++i) {
-    TurnInfo info;
-    calls.push_back(debate.ask(agents[i], history[i], std::move(info)));
-  }
-  std::vector<Turn> latest = co_await when_all(std::move(calls));
-
+  std::vector<Seat> seats = take_seats(debate, static_cast<std::size_t>(agent_count_));
+  co_await answer_independently(debate, seats);
   for (int round = 1; round <= rounds_; ++round) {
-    calls.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      history[i].push_back(ChatMessage{"assistant", latest[i].text});
-      std::vector<PeerSolution> solutions;
-      TurnInfo info;
-      info.round = round;
-      info.turn = "revise";
-      for (std::size_t j : visible_peers(i, round, n)) {
-        solutions.push_back({latest[j].agent, latest[j].text});
-        info.shown.push_back({latest[j].agent, latest[j].answer.value.value_or(""), latest[j].answer.confidence});
-      }
-      history[i].push_back(ChatMessage{"user", peer_solutions_prompt(debate.task(), solutions)});
-      calls.push_back(debate.ask(agents[i], history[i], std::move(info)));
-    }
-    latest = co_await when_all(std::move(calls));
+    std::vector<RevisionInput> inputs(seats.size());
+    for (std::size_t i = 0; i < seats.size(); ++i) inputs[i].peers = visible_peers(i, round, seats.size());
+    co_await revise_in_parallel(debate, round, seats, std::move(inputs));
   }
+  co_return vote_of_latest(debate, rounds_, seats);
+}
 
+// ---- Round machinery -----------------------------------------------------------------------
+
+std::vector<Seat> take_seats(const Debate& debate, std::size_t count) {
+  const ChatMessage question{"user", task_prompt(debate.task())};
+  std::vector<Seat> seats;
+  for (Agent& agent : debate.agents(count)) seats.push_back(Seat{std::move(agent), {question}, Turn{}});
+  return seats;
+}
+
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats) {
+  std::vector<Async<Turn>> calls;
+  for (const Seat& seat : seats) {
+    TurnInfo info;
+    calls.push_back(debate.ask(seat.agent, seat.history, std::move(info)));
+  }
+  std::vector<Turn> turns = co_await when_all(std::move(calls));
+  for (std::size_t i = 0; i < seats.size(); ++i) seats[i].latest = std::move(turns[i]);
+}
+
+Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& seats,
+                               std::vector<RevisionInput> inputs) {
+  std::vector<Async<Turn>> calls;
+  for (std::size_t i = 0; i < seats.size(); ++i) {
+    Seat& seat = seats[i];
+    const RevisionInput& input = inputs[i];
+    seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
+    TurnInfo info;
+    info.round = round;
+    info.turn = "revise";
+    info.shown = input.briefed;  // the briefing comes first in the prompt
+    std::vector<PeerSolution> solutions;
+    for (std::size_t j : input.peers) {
+      solutions.push_back({seats[j].latest.agent, seats[j].latest.text});
+      info.shown.push_back(peer_view(seats[j].latest));
+    }
+    seat.history.push_back(
+        ChatMessage{"user", peer_solutions_prompt(debate.task(), solutions, input.briefing)});
+    calls.push_back(debate.ask(seat.agent, seat.history, std::move(info)));
+  }
+  std::vector<Turn> turns = co_await when_all(std::move(calls));
+  for (std::size_t i = 0; i < seats.size(); ++i) seats[i].latest = std::move(turns[i]);
+}
+
+PeerView peer_view(const Turn& turn) {
+  return PeerView{turn.agent, turn.answer.value.value_or(""), turn.answer.confidence};
+}
+
+std::optional<std::string> vote_of_latest(Debate& debate, int round, const std::vector<Seat>& seats) {
   std::vector<Answer> answers;
-  for (const auto& turn : latest) answers.push_back(turn.answer);
+  for (const Seat& seat : seats) answers.push_back(seat.latest.answer);
   const VoteResult vote = majority_vote(answers, debate.task().answer_type);
-  debate.event(rounds_, "vote", describe(vote));
-  co_return vote.winner;
+  debate.event(round, "vote", describe(vote));
+  return vote.winner;
 }
 
 ProtocolInfo debate_protocol() {

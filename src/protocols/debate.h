@@ -3,7 +3,12 @@
 // each of R rounds, every agent sees its peers' latest solutions and gives an updated answer
 // (all agents of a round in parallel); the final answer is the majority vote of the last round.
 // Who sees whom is a hook (visible_peers) so that restricted-graph protocols derive from this.
+// The round machinery below (seats, the independent round, a revision round, the vote) is
+// shared with protocols whose rounds have this shape but whose visibility depends on the
+// debate itself (group_debate.cc: random groups per debate).
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "parley/protocol.h"
@@ -24,5 +29,39 @@ class RoundDebate : public Protocol {
   int agent_count_;
   int rounds_;
 };
+
+// ---- Round machinery -----------------------------------------------------------------------
+
+// One agent's place in a round-based debate: it keeps its own conversation.
+struct Seat {
+  Agent agent;
+  std::vector<ChatMessage> history;  // the question, then its replies and what it was shown
+  Turn latest;                       // its latest reply with the parsed answer
+};
+
+// `count` seats for the debate's agent instances, each conversation opened with the question.
+std::vector<Seat> take_seats(const Debate& debate, std::size_t count);
+
+// Round 0: every seat answers the question on its own, all in parallel.
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats);
+
+// What one seat is shown in a revision round.
+struct RevisionInput {
+  std::vector<std::size_t> peers;  // seats whose latest solution is shown in full
+  std::string briefing;            // text before the solutions ("" = none)
+  std::vector<PeerView> briefed;   // the agents whose answers the briefing reports, in its order
+};
+
+// One revision round (Du et al.): seat i's conversation continues with its latest reply and a
+// user turn built from inputs[i]; all seats answer in parallel, so each sees only what its
+// peers said in the previous round.
+Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& seats,
+                               std::vector<RevisionInput> inputs);
+
+// What a peer's latest turn shows of its answer (for TurnInfo::shown).
+PeerView peer_view(const Turn& turn);
+
+// Majority vote over every seat's latest answer, recorded as the "vote" event of `round`.
+std::optional<std::string> vote_of_latest(Debate& debate, int round, const std::vector<Seat>& seats);
 
 }  // namespace parley

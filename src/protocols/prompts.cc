@@ -49,8 +49,11 @@ std::string solutions_block(const std::vector<PeerSolution>& peers) {
 
 }  // namespace
 
-std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers) {
-  std::string out = "These are the solutions to the problem from other agents:" + solutions_block(peers);
+std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers,
+                                  std::string_view briefing) {
+  std::string out(briefing);
+  if (!out.empty()) out += "\n\n";
+  out += "These are the solutions to the problem from other agents:" + solutions_block(peers);
   out += "\n\nUsing the solutions from other agents as additional information, give an updated "
          "answer to the original problem. ";
   out += format_instruction(task);

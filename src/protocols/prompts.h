@@ -3,6 +3,7 @@
 // follows the papers (Du et al. 2024 as quoted in SVR-MAD §2 for the debate turn).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parley/task.h"
@@ -29,8 +30,10 @@ struct PeerSolution {
   std::string text;
 };
 
-// Du et al.'s debate turn: the peers' latest solutions, then the request to update.
-std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers);
+// Du et al.'s debate turn: the peers' latest solutions, then the request to update. A
+// `briefing`, when given, comes first (GroupDebate: what the other groups reported).
+std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers,
+                                  std::string_view briefing = {});
 
 // An agent's first turn after peers have already answered in the same round (WR).
 std::string task_prompt_after_peers(const Task& task, const std::vector<PeerSolution>& peers);

@@ -44,6 +44,11 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
   double confidence = 0.1;
   if (!note.task) {
     response.text = write_generic_reply();
+  } else if (note.turn.starts_with("summary")) {
+    // A group's summary (or its re-ask) reports the answers it was shown; it decides nothing.
+    Rng text_rng(HashBuilder().add(stream_seed(params, note, temperature, "text")).add(note.turn).value());
+    response.text = write_summary(note, text_rng);
+    confidence = 0.5;
   } else if (is_judge_turn(note.turn)) {
     // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
     const TaskLatents task = task_latents(params, *note.task);

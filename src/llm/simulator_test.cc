@@ -218,6 +218,24 @@ TEST(SimulatorTest, ReaskAnswerEqualsTheTurnItRepeats) {
   }
 }
 
+TEST(SimulatorTest, SummaryStatesTheShownAnswersAndTheGroupsPosition) {
+  const auto task = choice_task(2);
+  ChatRequest request = request_for(task, "a1", 1, "summary");
+  request.note.shown = {{"a1", "B", 0.8}, {"a2", "B", std::nullopt}, {"a3", "", std::nullopt}};
+  const std::string text = reply(request).text;
+  EXPECT_EQ(reply(request).text, text);
+  for (const char* sentence : {"a1 concluded B with 80% confidence.", "a2 concluded B.",
+                               "a3 did not reach a clear final answer.", "Most of the group (2 of 3) holds B."}) {
+    EXPECT_NE(text.find(sentence), std::string::npos) << sentence << " in: " << text;
+  }
+  EXPECT_EQ(text.find("Answer:"), std::string::npos) << "a summary states no answer of its own";
+
+  request.note.shown = {{"a1", "C", 0.6}, {"a2", "A", 0.9}, {"a3", "B", 0.7}};
+  EXPECT_NE(reply(request).text.find("The group is split; C has the most support (1 of 3)."), std::string::npos);
+  request.note.shown = {{"a1", "D", 0.6}, {"a2", "D", 0.9}};
+  EXPECT_NE(reply(request).text.find("The whole group agrees on D."), std::string::npos);
+}
+
 TEST(SimulatorTest, RequestWithoutTaskGetsGenericReply) {
   ChatRequest request;
   request.messages = {{"user", "hello"}};

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace parley::sim {
@@ -228,6 +229,25 @@ void write_ending(Writer& writer, const Task& task, const Decision& decision) {
   writer.text() += '%';
 }
 
+// The answer most of `shown` state, with how many state it; a tie goes to the answer named first.
+std::pair<std::string_view, int> most_stated(const std::vector<PeerView>& shown) {
+  std::vector<std::pair<std::string_view, int>> tally;
+  for (const PeerView& member : shown) {
+    if (member.answer.empty()) continue;
+    auto it = std::find_if(tally.begin(), tally.end(), [&](const auto& entry) { return entry.first == member.answer; });
+    if (it == tally.end()) {
+      tally.emplace_back(member.answer, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::pair<std::string_view, int> best{"", 0};
+  for (const auto& entry : tally) {
+    if (entry.second > best.second) best = entry;
+  }
+  return best;
+}
+
 }  // namespace
 
 std::string write_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
@@ -259,6 +279,46 @@ std::string write_reply(const SimulatorParams& params, const SimulatorProfile& p
   write_reasoning(writer, params, decision.confidence, question_words(note.task->question),
                   target > kEndingBytes ? target - kEndingBytes : 0);
   write_ending(writer, *note.task, decision);
+  return std::move(writer.text());
+}
+
+std::string write_summary(const Annotations& note, Rng& rng) {
+  Writer writer(rng, 128 + 64 * note.shown.size());
+  writer.sentence("Summary of our group's discussion.", {});
+  for (const PeerView& member : note.shown) {
+    const std::string percent =
+        member.confidence ? std::to_string(std::lround(*member.confidence * 100.0)) : std::string();
+    Writer::Slots slots;
+    slots.p = member.agent;
+    slots.x = member.answer;
+    slots.y = percent;
+    if (member.answer.empty()) {
+      writer.sentence("{p} did not reach a clear final answer.", slots);
+    } else {
+      writer.sentence(member.confidence ? "{p} concluded {x} with {y}% confidence." : "{p} concluded {x}.", slots);
+    }
+  }
+  const auto [answer, votes] = most_stated(note.shown);
+  const auto members = static_cast<int>(note.shown.size());
+  const std::string share = std::to_string(votes) + " of " + std::to_string(members);
+  Writer::Slots position;
+  position.x = answer;
+  position.y = share;
+  if (votes == 0) {
+    writer.sentence("No member reached a clear answer yet.", position);
+  } else if (votes == members) {
+    writer.sentence("The whole group agrees on {x}.", position);
+  } else if (2 * votes > members) {
+    writer.sentence("Most of the group ({y}) holds {x}.", position);
+  } else {
+    writer.sentence("The group is split; {x} has the most support ({y}).", position);
+  }
+  const auto words = question_words(note.task->question);
+  Writer::Slots topic;
+  topic.w = words.empty() ? "problem" : words[writer.rng().below(words.size())];
+  topic.v = words.size() < 2 ? "conditions" : words[writer.rng().below(words.size())];
+  writer.sentence(topic.w == topic.v ? "The discussion turned on the {w}." : "The discussion turned on the {w} and the {v}.",
+                  topic);
   return std::move(writer.text());
 }
 

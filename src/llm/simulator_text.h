@@ -20,6 +20,10 @@ enum class ReplyKind {
 std::string write_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                         const TaskLatents& task, const Decision& decision, ReplyKind kind, Rng& rng);
 
+// A group's summary (turn "summary", group_debate): each shown member's answer and
+// confidence, the group's majority and a line on the reasoning. It states no answer of its own.
+std::string write_summary(const Annotations& note, Rng& rng);
+
 // For a request that carries no task (not made by a parley protocol).
 std::string write_generic_reply();
 

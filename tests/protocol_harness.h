@@ -39,6 +39,7 @@ struct Harness {
   std::vector<Agent> judges;  // empty: the debate's default (the pool's first agent)
   JudgeSettings judging;
   int best_of = 1;
+  std::uint64_t seed = 1;
   std::shared_ptr<const Task> task = choice_task();
 
   explicit Harness(ScriptedClient::Script script, std::size_t agents = 1, std::size_t judge_count = 0) {
@@ -51,7 +52,7 @@ struct Harness {
     DebateSetup s;
     s.task = task;
     s.protocol_label = label;
-    s.seed = 1;
+    s.seed = seed;
     s.params = &params;
     s.agent_pool = pool;
     s.budget_tokens = budget;

@@ -96,6 +96,20 @@ TEST_F(ConfigTest, ProtocolParameterChecksRunAtLoad) {
   EXPECT_EQ(c->protocols[0].params.integer("max_rounds"), 5);
 }
 
+TEST_F(ConfigTest, GroupDebateGroupsAndExchangeAreCheckedAtLoad) {
+  auto c = load_experiment(write(valid("  - {name: group_debate, groups: 2-2-2, exchange: answers}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols[0].params.text("groups"), "2-2-2");
+  auto e = error_of(valid("  - {name: group_debate, groups: 3-1}\n"));
+  EXPECT_NE(e.find("protocols[0].groups: \"3-1\" has a group of 1; every group needs at least 2 agents"),
+            std::string::npos)
+      << e;
+  e = error_of(valid("  - {name: group_debate, groups: three}\n"));
+  EXPECT_NE(e.find("protocols[0].groups: expected group sizes joined by '-'"), std::string::npos) << e;
+  e = error_of(valid("  - {name: group_debate}\n"), {"protocols.0.exchange=gossip"});
+  EXPECT_NE(e.find("exchange: expected summary or answers, got \"gossip\""), std::string::npos) << e;
+}
+
 TEST_F(ConfigTest, UnknownProtocolListsKnownOnes) {
   const auto e = error_of(valid("  - {name: socratic}\n"));
   EXPECT_NE(e.find("protocols[0].name: unknown protocol 'socratic' (known: single, self_consistency, debate"),

@@ -1,5 +1,7 @@
 #include "protocols/prompts.h"
 
+#include <cmath>
+
 namespace parley {
 
 std::string format_instruction(const Task& task) {
@@ -47,6 +49,21 @@ std::string solutions_block(const std::vector<PeerSolution>& peers) {
   return out;
 }
 
+std::string stated_answer(const PeerView& member) {
+  if (member.answer.empty()) return member.agent + " gave no clear final answer";
+  std::string out = member.agent + " answered " + member.answer;
+  if (member.confidence) {
+    out += " (confidence " + std::to_string(std::lround(*member.confidence * 100.0)) + "%)";
+  }
+  return out;
+}
+
+std::string agent_list(const std::vector<PeerView>& members) {
+  std::string out;
+  for (const auto& m : members) out += (out.empty() ? "" : ", ") + m.agent;
+  return out;
+}
+
 }  // namespace
 
 std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers,
@@ -68,6 +85,35 @@ std::string task_prompt_after_peers(const Task& task, const std::vector<PeerSolu
 
 std::string reconsider_prompt(const Task& task) {
   return "Reconsider your previous solution step by step and give your final answer. " + format_instruction(task);
+}
+
+std::string group_summary_prompt(const Task& task, const std::vector<PeerSolution>& members) {
+  std::string out = "Your group of agents is discussing this problem:\n\n" + question_with_options(task) +
+                    "\n\nThese are the latest solutions of your group's members:" + solutions_block(members);
+  out += "\n\nSummarize your group's discussion for the agents of the other groups, who will not "
+         "see these solutions. State the final answer of each member and how confident they "
+         "are, which answer most of the group holds, and the key reasoning for and against it. "
+         "Be brief.";
+  return out;
+}
+
+std::string other_groups_briefing(const std::vector<GroupReport>& reports) {
+  std::string out = "Meanwhile, other groups of agents discussed the same problem.";
+  for (const auto& report : reports) {
+    const std::string group =
+        "Group " + std::to_string(report.number) + " (" + agent_list(report.members) + ")";
+    if (report.summary) {
+      out += "\n\n" + group + ", summarized by " + report.author + ":\n```\n" + *report.summary + "\n```";
+    } else {
+      out += "\n\n" + group + ", final answers: ";
+      for (std::size_t i = 0; i < report.members.size(); ++i) {
+        out += (i == 0 ? "" : "; ") + stated_answer(report.members[i]);
+      }
+      out += ".";
+    }
+  }
+  out += "\n\nThe solutions of your own group follow.";
+  return out;
 }
 
 }  // namespace parley

@@ -1,11 +1,14 @@
 #pragma once
 // The prompt texts shared by the baseline protocols. Wording is parley's own; the structure
-// follows the papers (Du et al. 2024 as quoted in SVR-MAD §2 for the debate turn).
+// follows the papers (Du et al. 2024 as quoted in SVR-MAD §2 for the debate turn; Liu et al.
+// 2025 for GroupDebate's summaries).
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "parley/chat.h"
 #include "parley/task.h"
 
 namespace parley {
@@ -34,6 +37,21 @@ struct PeerSolution {
 // `briefing`, when given, comes first (GroupDebate: what the other groups reported).
 std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers,
                                   std::string_view briefing = {});
+
+// GroupDebate: asks one member to condense its group's latest solutions for the other groups.
+std::string group_summary_prompt(const Task& task, const std::vector<PeerSolution>& members);
+
+// What one group of a GroupDebate passes on to the other groups at the end of a stage.
+struct GroupReport {
+  int number = 0;                      // 1-based, as prompts name it ("group 2")
+  std::vector<PeerView> members;       // its agents with their end-of-stage answers
+  std::string author;                  // who wrote the summary
+  std::optional<std::string> summary;  // none when the groups exchange only final answers
+};
+
+// The other groups' reports, placed before the group-mates' solutions: each group's summary,
+// or its members' final answers when it has none.
+std::string other_groups_briefing(const std::vector<GroupReport>& reports);
 
 // An agent's first turn after peers have already answered in the same round (WR).
 std::string task_prompt_after_peers(const Task& task, const std::vector<PeerSolution>& peers);

@@ -13,5 +13,6 @@ ProtocolInfo wr_protocol();                // wr.cc
 ProtocolInfo cr_protocol();                // cr.cc
 ProtocolInfo ra_cr_protocol();             // ra_cr.cc
 ProtocolInfo mad_protocol();               // mad.cc
+ProtocolInfo group_debate_protocol();      // group_debate.cc
 
 }  // namespace parley

@@ -14,6 +14,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       cr_protocol(),
       ra_cr_protocol(),
       mad_protocol(),
+      group_debate_protocol(),
   };
   return registry;
 }

@@ -5,16 +5,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/text.h"
 #include "parley/answer.h"
 
 namespace parley {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::optional<double> parse_signed_number(std::string_view text) {
   std::string buffer(text.substr(0, 64));
@@ -27,7 +22,7 @@ std::optional<double> parse_signed_number(std::string_view text) {
 }  // namespace
 
 std::optional<double> parse_forecast(std::string_view text) {
-  const std::string lowered = lower(text);
+  const std::string lowered = ascii_lower(text);
   if (auto at = lowered.find("impact:"); at != std::string::npos) {
     std::size_t i = at + 7;
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;

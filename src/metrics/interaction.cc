@@ -9,18 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "metrics/turns.h"
 #include "parley/answer.h"
 #include "parley/metrics.h"
 
 namespace parley {
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '#' || c == '_'; }
 
@@ -104,11 +99,11 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
   // PRR, eq. (1): the peer set is every other agent of the debate (also one whose call failed).
   std::set<std::string> names;
   for (const auto& m : transcript.messages)
-    if (is_agent_answer_role(m.role)) names.insert(lower(m.agent));  // judges are not peers
+    if (is_agent_answer_role(m.role)) names.insert(ascii_lower(m.agent));  // judges are not peers
   int referencing = 0;
   for (const auto& turn : turns) {
-    const std::string text = lower(turn.text);
-    const std::string self = lower(turn.agent);
+    const std::string text = ascii_lower(turn.text);
+    const std::string self = ascii_lower(turn.agent);
     const bool names_peer = std::any_of(names.begin(), names.end(),
                                         [&](const std::string& name) { return name != self && mentions(text, name); });
     const auto tokens = words(text);

@@ -7,16 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace parley {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Candidate objects: every balanced {...} span starting at a '{', strings respected.
 std::vector<std::string_view> object_spans(std::string_view text) {
@@ -84,9 +80,9 @@ Result<Json> check_field(const JsonField& field, const Json& value) {
       return value;
     case JsonField::Kind::kChoice: {
       if (value.is_string()) {
-        const std::string given = lower(value.get<std::string>());
+        const std::string given = ascii_lower(value.get<std::string>());
         for (const auto& a : field.allowed)
-          if (lower(a) == given) return Json(a);
+          if (ascii_lower(a) == given) return Json(a);
       }
       return Error{fmt::format("field \"{}\" must be one of {}, got {}", field.name, allowed_text(field),
                                value.dump())};
@@ -97,9 +93,9 @@ Result<Json> check_field(const JsonField& field, const Json& value) {
       if (value.is_array()) {
         for (const auto& item : value) {
           if (!item.is_string()) break;
-          const std::string given = lower(item.get<std::string>());
+          const std::string given = ascii_lower(item.get<std::string>());
           auto it = std::find_if(field.allowed.begin(), field.allowed.end(),
-                                 [&](const std::string& a) { return lower(a) == given; });
+                                 [&](const std::string& a) { return ascii_lower(a) == given; });
           if (it == field.allowed.end() || !seen.insert(*it).second) break;
           out.push_back(*it);
         }
@@ -124,7 +120,7 @@ Result<Json> check_object(const Json& object, const ReplySchema& schema) {
   for (const auto& field : schema) {
     const Json* value = nullptr;
     for (auto it = object.begin(); it != object.end(); ++it) {
-      if (lower(it.key()) == lower(field.name)) {
+      if (ascii_lower(it.key()) == ascii_lower(field.name)) {
         value = &it.value();
         break;
       }

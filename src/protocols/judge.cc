@@ -173,7 +173,7 @@ Async<JudgeVerdict> consult(Debate& debate, Agent judge, Judgment judgment) {
   const JudgeSettings& settings = debate.judging();
   std::vector<std::string> debaters;
   for (const auto& m : debate.transcript().messages)
-    if (m.role.rfind("judge", 0) != 0) debaters.push_back(m.agent);
+    if (is_agent_answer_role(m.role)) debaters.push_back(m.agent);
   // The shuffle and the sample index are keyed on what is judged, not drawn from the debate's
   // Rng: parallel turns reach their judgments in reply-arrival order, which must not change
   // the prompts (a replayed run has to hit the cache).

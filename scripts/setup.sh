@@ -12,6 +12,8 @@ packages=(
   libcli11-dev           # command line
   libsqlite3-dev         # result store
   libfmt-dev             # formatting
+  libeigen3-dev          # the iMAD trigger classifier (dense linear algebra)
+  liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
 )
 

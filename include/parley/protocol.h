@@ -107,11 +107,15 @@ struct StructuredAsk {
   std::function<std::string(std::string_view reply)> check;
   std::string format_reminder;
   int reasks = 2;
+  // For an agent's turn with a structure of its own (iMAD's self-critique): reads the answer a
+  // reply commits to, which is recorded with the message and remembered as the agent's latest.
+  std::function<Answer(std::string_view reply)> answer;
 };
 
 struct StructuredReply {
   std::string text;     // the last reply
   std::string problem;  // "" when the last reply passed the check
+  Answer answer;        // StructuredAsk::answer of the last reply, when given
   bool valid() const { return problem.empty(); }
 };
 

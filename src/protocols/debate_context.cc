@@ -238,7 +238,15 @@ Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<Ch
     reply = co_await call(agent, messages, info, info.turn + "_reask", false);
     problem = ask.check(reply.response.text);
   }
-  co_return StructuredReply{std::move(reply.response.text), std::move(problem)};
+  Answer answer;
+  if (ask.answer) {
+    answer = ask.answer(reply.response.text);
+    MessageRecord& record = transcript_.messages[reply.slot];
+    record.answer = answer.value;
+    record.confidence = answer.confidence;
+    remember(agent.name, answer);
+  }
+  co_return StructuredReply{std::move(reply.response.text), std::move(problem), std::move(answer)};
 }
 
 Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocols/json_reply.h"
+#include "protocols/mad.h"
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
 
@@ -40,6 +41,13 @@ constexpr std::string_view kAffirmativeFirst =
     "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
     "Answer the question: choose one answer strictly from the options and justify it step by step. "
     "This answer is the stance you will defend in the debate.\n{FORMAT}";
+
+constexpr std::string_view kAffirmativeOpen =
+    "You are the affirmative debater in a debate about the question below. This is round {ROUND}.\n\n"
+    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
+    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "Your stance: {AFF_ANS}\n\n"
+    "Restate your stance and justify it step by step; it is the answer you will defend in the debate.\n{FORMAT}";
 
 constexpr std::string_view kAffirmative =
     "You are the affirmative debater. This is round {ROUND} of the debate.\n\n"
@@ -240,7 +248,13 @@ StructuredAsk structured(const ReplySchema& schema, int reasks) {
 // the judge through {AFF_ANS} and {NEG_ANS}.
 class DebateState {
  public:
-  explicit DebateState(const Task& task) : task_(task) {}
+  DebateState(const Task& task, const std::optional<MadOpening>& opening) : task_(task) {
+    if (!opening) return;
+    stance_ = opening->stance;
+    stance_set_ = true;
+    note_candidate(opening->stance);
+    log_ = fmt::format("[Single agent] answer {}:\n{}", answer_text(task_, opening->stance), opening->transcript);
+  }
 
   void start_round(int round) {
     round_ = round;
@@ -252,7 +266,8 @@ class DebateState {
     if (!judge_reply.empty()) record("Judge", judge_reply);
   }
   void set_affirmative(Turn turn) {
-    if (!aff_) stance_ = turn.answer.value;  // the round-1 answer is the affirmative's stance
+    if (!stance_set_) stance_ = turn.answer.value;  // the round-1 answer is the affirmative's stance
+    stance_set_ = true;
     note_candidate(turn.answer.value);
     aff_ = std::move(turn);
   }
@@ -334,6 +349,7 @@ class DebateState {
   std::string log_;     // every finished round
   std::string synced_;  // the log as it was at the start of the current round
   std::optional<std::string> stance_;
+  bool stance_set_ = false;
   std::optional<Turn> aff_, neg_;
   std::optional<PeerView> judge_view_;  // the judge's latest valid verdict
   std::vector<std::string> candidates_;
@@ -365,84 +381,91 @@ std::string verdict_event(const std::string& judge, const StructuredReply& reply
 
 // ---- The protocol ------------------------------------------------------------------------------
 
-struct Templates {
-  std::string affirmative_first, affirmative, negative, judge_round, judge_final;
-};
+}  // namespace
+
+Async<std::optional<std::string>> run_mad(Debate& debate, const MadSettings& settings, std::vector<Agent> debaters,
+                                          std::optional<MadOpening> opening) {
+  const Task& task = debate.task();
+  const MadTemplates& templates = settings.templates;
+  const int max_rounds = settings.max_rounds;
+  // Roles (App. A.1, "Roles and Outputs"): the debaters given, the judge from the panel (the
+  // protocol's `judges:`, else the pool's first agent).
+  const Agent& affirmative = debaters.at(0);
+  const Agent& negative = debaters.at(1);
+  const Agent judge = debate.judge_panel().front();
+  const int reasks = debate.judging().reasks;
+  const bool opened = opening.has_value();
+  DebateState state(task, opening);
+
+  for (int round = 1; round <= max_rounds; ++round) {
+    state.start_round(round);
+    // The affirmative answers the question in round 1 (or restates the single agent's answer it
+    // was opened with); later it defends or changes its answer.
+    const std::string& first = opened ? templates.affirmative_open : templates.affirmative_first;
+    std::vector<ChatMessage> messages = prompt(round == 1 ? first : templates.affirmative, state.values("affirmative"));
+    TurnInfo info = turn_info(round, "affirmative", round == 1 ? std::vector<PeerView>{} : state.shown_to_affirmative());
+    state.set_affirmative(co_await debate.ask(affirmative, std::move(messages), std::move(info)));
+
+    // The negative examines the affirmative's argument and disagrees when warranted.
+    messages = prompt(templates.negative, state.values("negative"));
+    info = turn_info(round, "negative", state.shown_to_negative());
+    state.set_negative(co_await debate.ask(negative, std::move(messages), std::move(info)));
+
+    // The judge's verdict, validated and re-asked; a verdict still invalid counts as "No".
+    const ReplySchema schema = round_schema(task);
+    messages = prompt(templates.judge_round, state.values("judge", describe_schema(schema)));
+    info = turn_info(round, "judge_mad", state.shown_to_judge());
+    StructuredAsk ask = structured(schema, reasks);
+    const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
+    std::optional<Json> verdict;
+    if (reply.valid()) verdict = read_json_reply(reply.text, schema).value();
+    debate.event(round, "verdict", verdict_event(judge.name, reply, verdict));
+    if (verdict) state.set_judge_answer(judge.name, verdict->at("Debate Answer").get<std::string>());
+    state.finish_round(verdict ? verdict->dump() : std::string());
+
+    // Preference = Yes: a side settled the question and the debate ends at once.
+    if (verdict && verdict->at("Preference") == "Yes") {
+      const std::string answer = verdict->at("Debate Answer").get<std::string>();
+      debate.event(round, "stop", Json{{"reason", "preference"}, {"round", round}, {"answer", answer}}.dump());
+      co_return answer;
+    }
+  }
+
+  // Finalisation after max_rounds: the judge commits to one of the candidates {OPTIONS2}.
+  const std::optional<std::vector<std::string>> candidates = state.candidates();
+  const ReplySchema schema = final_schema(task, candidates);
+  std::vector<ChatMessage> messages = prompt(templates.judge_final, state.values("final", describe_schema(schema)));
+  TurnInfo info = turn_info(max_rounds, "judge_final", state.shown_to_judge());
+  StructuredAsk ask = structured(schema, reasks);
+  const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
+  Json stop{{"round", max_rounds}, {"candidates", candidates.value_or(std::vector<std::string>{})}};
+  std::optional<std::string> answer;
+  if (reply.valid()) {
+    answer = read_json_reply(reply.text, schema).value().at("Debate Answer").get<std::string>();
+    stop["reason"] = "max_rounds";
+  } else {
+    // The finalisation verdict is unusable after its re-asks: fall back (docs/protocols.md).
+    answer = state.fallback_answer();
+    stop["reason"] = "judge_failed";
+    stop["problem"] = reply.problem;
+  }
+  stop["answer"] = answer ? Json(*answer) : Json(nullptr);
+  debate.event(max_rounds, "stop", stop.dump());
+  co_return answer;
+}
+
+namespace {
 
 class Mad final : public Protocol {
  public:
-  Mad(int max_rounds, Templates templates) : max_rounds_(max_rounds), templates_(std::move(templates)) {}
+  explicit Mad(MadSettings settings) : settings_(std::move(settings)) {}
 
   Async<std::optional<std::string>> run(Debate& debate) const override {
-    const Task& task = debate.task();
-    // Roles (App. A.1, "Roles and Outputs"): the debaters from the pool, the judge from the
-    // panel (the protocol's `judges:`, else the pool's first agent).
-    const std::vector<Agent> debaters = debate.agents(2);
-    const Agent& affirmative = debaters[0];
-    const Agent& negative = debaters[1];
-    const Agent judge = debate.judge_panel().front();
-    const int reasks = debate.judging().reasks;
-    DebateState state(task);
-
-    for (int round = 1; round <= max_rounds_; ++round) {
-      state.start_round(round);
-      // The affirmative answers the question in round 1; later it defends or changes its answer.
-      std::vector<ChatMessage> messages =
-          prompt(round == 1 ? templates_.affirmative_first : templates_.affirmative, state.values("affirmative"));
-      TurnInfo info = turn_info(round, "affirmative", round == 1 ? std::vector<PeerView>{} : state.shown_to_affirmative());
-      state.set_affirmative(co_await debate.ask(affirmative, std::move(messages), std::move(info)));
-
-      // The negative examines the affirmative's argument and disagrees when warranted.
-      messages = prompt(templates_.negative, state.values("negative"));
-      info = turn_info(round, "negative", state.shown_to_negative());
-      state.set_negative(co_await debate.ask(negative, std::move(messages), std::move(info)));
-
-      // The judge's verdict, validated and re-asked; a verdict still invalid counts as "No".
-      const ReplySchema schema = round_schema(task);
-      messages = prompt(templates_.judge_round, state.values("judge", describe_schema(schema)));
-      info = turn_info(round, "judge_mad", state.shown_to_judge());
-      StructuredAsk ask = structured(schema, reasks);
-      const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
-      std::optional<Json> verdict;
-      if (reply.valid()) verdict = read_json_reply(reply.text, schema).value();
-      debate.event(round, "verdict", verdict_event(judge.name, reply, verdict));
-      if (verdict) state.set_judge_answer(judge.name, verdict->at("Debate Answer").get<std::string>());
-      state.finish_round(verdict ? verdict->dump() : std::string());
-
-      // Preference = Yes: a side settled the question and the debate ends at once.
-      if (verdict && verdict->at("Preference") == "Yes") {
-        const std::string answer = verdict->at("Debate Answer").get<std::string>();
-        debate.event(round, "stop", Json{{"reason", "preference"}, {"round", round}, {"answer", answer}}.dump());
-        co_return answer;
-      }
-    }
-
-    // Finalisation after max_rounds: the judge commits to one of the candidates {OPTIONS2}.
-    const std::optional<std::vector<std::string>> candidates = state.candidates();
-    const ReplySchema schema = final_schema(task, candidates);
-    std::vector<ChatMessage> messages = prompt(templates_.judge_final, state.values("final", describe_schema(schema)));
-    TurnInfo info = turn_info(max_rounds_, "judge_final", state.shown_to_judge());
-    StructuredAsk ask = structured(schema, reasks);
-    const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
-    Json stop{{"round", max_rounds_}, {"candidates", candidates.value_or(std::vector<std::string>{})}};
-    std::optional<std::string> answer;
-    if (reply.valid()) {
-      answer = read_json_reply(reply.text, schema).value().at("Debate Answer").get<std::string>();
-      stop["reason"] = "max_rounds";
-    } else {
-      // The finalisation verdict is unusable after its re-asks: fall back (docs/protocols.md).
-      answer = state.fallback_answer();
-      stop["reason"] = "judge_failed";
-      stop["problem"] = reply.problem;
-    }
-    stop["answer"] = answer ? Json(*answer) : Json(nullptr);
-    debate.event(max_rounds_, "stop", stop.dump());
-    co_return answer;
+    co_return co_await run_mad(debate, settings_, debate.agents(2), std::nullopt);
   }
 
  private:
-  int max_rounds_;
-  Templates templates_;
+  MadSettings settings_;
 };
 
 ParamSpec template_param(std::string name, std::string_view text, std::string help) {
@@ -453,21 +476,43 @@ ParamSpec template_param(std::string name, std::string_view text, std::string he
 
 }  // namespace
 
+std::vector<ParamSpec> mad_params(bool opened) {
+  std::vector<ParamSpec> params = {
+      {"max_rounds", ParamKind::kInt, std::int64_t{5}, 1, 20, "debate rounds before the judge must decide"}};
+  if (opened) {
+    params.push_back(template_param("affirmative_open_prompt", kAffirmativeOpen,
+                                    "affirmative's round-1 template when the debate starts from the single agent's answer"));
+  } else {
+    params.push_back(template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"));
+  }
+  params.push_back(template_param("affirmative_prompt", kAffirmative, "affirmative's template for rounds 2.."));
+  params.push_back(template_param("negative_prompt", kNegative, "negative's template"));
+  params.push_back(template_param("judge_round_prompt", kJudgeRound, "judge's per-round template (JSON verdict)"));
+  params.push_back(template_param("judge_final_prompt", kJudgeFinal, "judge's finalisation template over {OPTIONS2}"));
+  return params;
+}
+
+MadSettings mad_settings(const ProtocolParams& p, bool opened) {
+  MadSettings settings;
+  settings.max_rounds = static_cast<int>(p.integer("max_rounds"));
+  if (opened) {
+    settings.templates.affirmative_open = p.text("affirmative_open_prompt");
+  } else {
+    settings.templates.affirmative_first = p.text("affirmative_first_prompt");
+  }
+  settings.templates.affirmative = p.text("affirmative_prompt");
+  settings.templates.negative = p.text("negative_prompt");
+  settings.templates.judge_round = p.text("judge_round_prompt");
+  settings.templates.judge_final = p.text("judge_final_prompt");
+  return settings;
+}
+
 ProtocolInfo mad_protocol() {
   return {"mad",
           "affirmative vs negative debaters, a judge stops on a clear preference or decides after max_rounds",
           "Liang et al. 2024, Encouraging Divergent Thinking through Multi-Agent Debate (as in iMAD App. A.1)",
-          {{"max_rounds", ParamKind::kInt, std::int64_t{5}, 1, 20, "debate rounds before the judge must decide"},
-           template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"),
-           template_param("affirmative_prompt", kAffirmative, "affirmative's template for rounds 2.."),
-           template_param("negative_prompt", kNegative, "negative's template"),
-           template_param("judge_round_prompt", kJudgeRound, "judge's per-round template (JSON verdict)"),
-           template_param("judge_final_prompt", kJudgeFinal, "judge's finalisation template over {OPTIONS2}")},
-          [](const ProtocolParams& p) {
-            Templates t{p.text("affirmative_first_prompt"), p.text("affirmative_prompt"), p.text("negative_prompt"),
-                        p.text("judge_round_prompt"), p.text("judge_final_prompt")};
-            return std::make_unique<Mad>(static_cast<int>(p.integer("max_rounds")), std::move(t));
-          }};
+          mad_params(false),
+          [](const ProtocolParams& p) { return std::make_unique<Mad>(mad_settings(p, false)); }};
 }
 
 }  // namespace parley

@@ -49,6 +49,15 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
     Rng text_rng(HashBuilder().add(stream_seed(params, note, temperature, "text")).add(note.turn).value());
     response.text = write_summary(note, text_rng);
     confidence = 0.5;
+  } else if (is_self_critique_turn(note)) {
+    // iMAD's self-critique; a re-ask is never malformed again.
+    const TaskLatents task = task_latents(params, *note.task);
+    const Critique critique = decide_self_critique(params, profile, note, temperature, task);
+    Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
+    const bool malformed = note.turn == "self_critique" && format_rng.uniform() < params.format_error_rate;
+    Rng text_rng(HashBuilder().add(stream_seed(params, note, temperature, "text")).add(note.turn).value());
+    response.text = write_self_critique(params, profile, note, task, critique, malformed, text_rng);
+    confidence = critique.final.confidence;
   } else if (is_judge_turn(note.turn)) {
     // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
     const TaskLatents task = task_latents(params, *note.task);

@@ -53,7 +53,8 @@ Decision decide_initial(const SimulatorParams& params, const SimulatorProfile& p
   const double skill = params.correctness_slope * (profile.ability - task.difficulty) + task.shared;
 
   Decision d;
-  d.correct = skill + epsilon > 0.0 || task.answers.wrong.empty();
+  d.latent = skill + epsilon;
+  d.correct = d.latent > 0.0 || task.answers.wrong.empty();
   d.answer = d.correct ? task.answers.gold : draw_wrong_answer(params, task.answers, rng);
   d.confidence = draw_confidence(params, profile, d.correct, task.difficulty, rng);
   return d;
@@ -181,7 +182,71 @@ Decision decide_negative(const SimulatorParams& params, const SimulatorProfile& 
   return d;
 }
 
+// MAD's affirmative opened from a single agent's answer (imad, down) restates that answer,
+// which the request carries as the agent's own previous answer.
+Decision restate_stance(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                        double temperature, const TaskLatents& task) {
+  Rng rng(stream_seed(params, note, temperature, "restate"));
+  Decision d;
+  d.answer = *note.own_previous;
+  d.previous = d.answer;
+  d.correct = matches_gold(*note.task, d.answer);
+  d.confidence = draw_confidence(params, profile, d.correct, task.difficulty, rng);
+  return d;
+}
+
 }  // namespace
+
+bool is_self_critique_turn(const Annotations& note) {
+  return note.turn == "self_critique" || note.turn == "self_critique_reask";
+}
+
+// Eqs. (13)–(16). Hesitation peaks where the margin z of eq. (3) is near 0: an agent that is
+// clearly right, or coherently wrong (iMAD §4.1: "confidently incorrect"), argues weakly against
+// itself; a borderline one writes a strong critique and sometimes changes its answer.
+Critique decide_self_critique(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                              double temperature, const TaskLatents& task) {
+  Annotations initial_note = note;
+  initial_note.turn = "self_critique";
+  initial_note.round = 0;
+  Critique c;
+  c.initial = decide_initial(params, profile, initial_note, temperature, task);
+  Rng rng(stream_seed(params, initial_note, temperature, "critique"));
+  const double width = params.critique_hesitation_width;
+  c.hesitation = std::clamp(std::exp(-c.initial.latent * c.initial.latent / (2.0 * width * width)) +
+                                params.critique_hesitation_noise * rng.normal(),
+                            0.0, 1.0);
+  c.critique_confidence = round_percent(params.critique_confidence_base +
+                                        params.critique_confidence_slope * c.hesitation + 0.05 * rng.normal());
+  // The alternative: a wrong answer against a right initial one; against a wrong one the gold
+  // with probability critique_alternative_gold, else another wrong answer.
+  std::vector<std::string_view> wrong_others;
+  for (const auto& w : task.answers.wrong)
+    if (w != c.initial.answer) wrong_others.push_back(w);
+  if (c.initial.correct) {
+    if (!task.answers.wrong.empty()) c.alternative = draw_wrong_answer(params, task.answers, rng);
+  } else if (rng.uniform() < params.critique_alternative_gold || wrong_others.empty()) {
+    c.alternative = task.answers.gold;
+  } else {
+    c.alternative = std::string(wrong_others[rng.below(wrong_others.size())]);
+  }
+  c.final = c.initial;
+  c.final.previous = c.initial.answer;
+  // Eq. (15): a hesitant agent recognises a correct alternative more readily than it adopts a
+  // wrong one (iMAD App. C.1: self-critique improves accuracy).
+  const bool alternative_gold = !c.alternative.empty() && matches_gold(*note.task, c.alternative);
+  const double switch_probability =
+      params.critique_switch * c.hesitation * (alternative_gold ? 1.0 : params.critique_switch_wrong);
+  if (!c.alternative.empty() && rng.uniform() < switch_probability) {
+    c.final.answer = c.alternative;
+    c.final.correct = matches_gold(*note.task, c.alternative);
+    c.final.switched = true;
+    c.final.confidence = c.critique_confidence;
+  } else {
+    c.final.confidence = round_percent(c.initial.confidence * (1.0 - params.critique_confidence_drop * c.hesitation));
+  }
+  return c;
+}
 
 bool is_mad_debater(const Annotations& note) {
   const std::string_view turn = modelled_turn(note);
@@ -230,6 +295,8 @@ std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                 double temperature, const TaskLatents& task) {
   if (modelled_turn(note) == "negative") return decide_negative(params, profile, note, temperature, task);
+  if (modelled_turn(note) == "affirmative" && note.round <= 1 && note.own_previous && !note.own_previous->empty())
+    return restate_stance(params, profile, note, temperature, task);
   return turn_model(note) == TurnModel::kRevise ? decide_revision(params, profile, note, temperature, task)
                                                 : decide_initial(params, profile, note, temperature, task);
 }

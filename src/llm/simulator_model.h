@@ -35,6 +35,9 @@ std::string_view modelled_turn(const Annotations& note);
 enum class TurnModel { kInitial, kRevise };
 TurnModel turn_model(const Annotations& note);
 
+// iMAD's self-critique turn and its re-ask.
+bool is_self_critique_turn(const Annotations& note);
+
 // MAD's debater turns ("affirmative", "negative", and their re-asks), whose debate starts in
 // round 1.
 bool is_mad_debater(const Annotations& note);
@@ -43,6 +46,7 @@ struct Decision {
   std::string answer;           // canonical
   bool correct = false;
   double confidence = 0.5;      // a whole percentage / 100, exactly as written in the text
+  double latent = 0.0;          // initial turns: the margin z = skill + ε of eq. (3) (correct iff z > 0)
   // Revision turns only.
   std::string previous;         // the answer the agent held before this turn
   bool switched = false;
@@ -53,6 +57,18 @@ struct Decision {
 // `own_previous` drive persuasion.
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                 double temperature, const TaskLatents& task);
+
+// iMAD's self-critique (docs/simulator.md, "Self-critique"): the initial answer (eqs. 3–5), the
+// agent's hesitation, the alternative the forced critique argues for, and the final answer.
+struct Critique {
+  Decision initial;
+  double hesitation = 0.0;           // h in [0, 1], eq. (13)
+  std::string alternative;           // canonical; "" when the task has no other answer
+  double critique_confidence = 0.5;  // eq. (14)
+  Decision final;                    // eqs. (15)–(16)
+};
+Critique decide_self_critique(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                              double temperature, const TaskLatents& task);
 
 // Seed of a named stream of draws for this request. Sample index and temperature enter only at
 // temperature > 0, so that T = 0 replies are identical across samples.

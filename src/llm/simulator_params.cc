@@ -59,6 +59,14 @@ const NumberField<SimulatorParams> kGlobalFields[] = {
     {"judge_slope", &SimulatorParams::judge_slope, -kInf, kInf},
     {"judge_bias", &SimulatorParams::judge_bias, -kInf, kInf},
     {"negative_dissent", &SimulatorParams::negative_dissent, 0.0, 1.0},
+    {"critique_hesitation_width", &SimulatorParams::critique_hesitation_width, 1e-3, kInf},
+    {"critique_hesitation_noise", &SimulatorParams::critique_hesitation_noise, 0.0, kInf},
+    {"critique_confidence_base", &SimulatorParams::critique_confidence_base, 0.0, 1.0},
+    {"critique_confidence_slope", &SimulatorParams::critique_confidence_slope, -1.0, 1.0},
+    {"critique_switch", &SimulatorParams::critique_switch, 0.0, 1.0},
+    {"critique_switch_wrong", &SimulatorParams::critique_switch_wrong, 0.0, 1.0},
+    {"critique_alternative_gold", &SimulatorParams::critique_alternative_gold, 0.0, 1.0},
+    {"critique_confidence_drop", &SimulatorParams::critique_confidence_drop, 0.0, 1.0},
 };
 
 const NumberField<SimulatorProfile> kProfileFields[] = {

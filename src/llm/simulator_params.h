@@ -75,6 +75,15 @@ struct SimulatorParams {
   // MAD's negative debater (docs/simulator.md, "MAD"): probability that, when its own view is
   // the affirmative's answer, it still argues another answer as it is told to.
   double negative_dissent = 0.5;
+  // iMAD's self-critique (docs/simulator.md, "Self-critique", eqs. 13–16).
+  double critique_hesitation_width = 2.0;   // w: hesitation h = exp(−z²/2w²) + noise, eq. (13)
+  double critique_hesitation_noise = 0.15;  // sd of that noise
+  double critique_confidence_base = 0.1;    // confidence in the forced disagreement, eq. (14)
+  double critique_confidence_slope = 0.5;
+  double critique_switch = 0.6;             // P(final answer = a gold alternative) = this × h, eq. (15)
+  double critique_switch_wrong = 0.15;      // ... × this when the alternative is wrong
+  double critique_alternative_gold = 0.4;   // P(the alternative is the gold | initial answer wrong)
+  double critique_confidence_drop = 0.3;    // final confidence = initial × (1 − this × h), eq. (16)
 
   std::map<std::string, SimulatorProfile> profiles;
 };

@@ -4,6 +4,8 @@
 // capital letter other than "I", so that the parser cannot mistake prose for an option letter.
 #include "llm/simulator_text.h"
 
+#include "parley/self_critique.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -248,7 +250,78 @@ std::pair<std::string_view, int> most_stated(const std::vector<PeerView>& shown)
   return best;
 }
 
+constexpr Bank kCertain = {"Clearly, ", "Certainly, ", "Definitely, ", "Without doubt, "};
+constexpr Bank kCritiqueOpen = {"However, {y} could also be correct.", "But {y} deserves a serious look.",
+                                "On the other hand, the case for {y} is not negligible.",
+                                "However, one could argue for {y} instead."};
+constexpr Bank kCritiqueDismiss = {"Still, the argument for {y} is clearly weaker.",
+                                   "Yet the reasoning above certainly rules {y} out.",
+                                   "But {y} definitely conflicts with the conditions.",
+                                   "Still, {y} obviously fails the key step."};
+
+// "B (Jupiter)" for a choice, the answer itself otherwise.
+std::string answer_phrase(const Task& task, const std::string& answer) {
+  if (task.answer_type == AnswerType::kChoice && answer.size() == 1) {
+    const auto index = static_cast<std::size_t>(answer[0] - 'A');
+    if (index < task.options.size()) return answer + " (" + task.options[index].substr(0, 60) + ")";
+  }
+  return answer;
+}
+
+std::string percent(double confidence) { return std::to_string(static_cast<int>(std::lround(confidence * 100.0))) + "%"; }
+
 }  // namespace
+
+std::string write_self_critique(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                                const TaskLatents& task, const Critique& critique, bool malformed, Rng& rng) {
+  const Task& t = *note.task;
+  const auto words = question_words(t.question);
+  const double h = critique.hesitation;
+  const double tokens = std::clamp(params.reasoning_tokens_base * profile.verbosity *
+                                       (1.0 + params.reasoning_tokens_difficulty * task.difficulty) *
+                                       rng.uniform(0.85, 1.15),
+                                   params.reasoning_tokens_min, params.reasoning_tokens_max);
+  Writer writer(rng, static_cast<std::size_t>(8.0 * tokens) + 512);
+  const auto label = [&](CritiqueSection section) {
+    writer.line(section_label(section));
+    writer.text() += ": ";
+  };
+  label(CritiqueSection::kInitialAnswer);
+  writer.text() += answer_phrase(t, critique.initial.answer);
+  // The justification: hedged as a revision of confidence by hesitation; a confident agent
+  // (low h) asserts.
+  label(CritiqueSection::kInitialReasoning);
+  const std::size_t reasoning_start = writer.text().size();
+  if (h < 0.3) writer.sentence("The {w} settles this.", {words.empty() ? "problem" : words[0]}, writer.pick(kCertain));
+  write_reasoning(writer, params, critique.initial.confidence * (1.0 - 0.5 * h), words,
+                  reasoning_start + static_cast<std::size_t>(4.0 * tokens));
+  label(CritiqueSection::kInitialConfidence);
+  writer.text() += percent(critique.initial.confidence);
+
+  // The forced critique: its length and hedging grow with h; a low-h critique dismisses itself.
+  label(CritiqueSection::kSelfCritique);
+  Writer::Slots slots;
+  const std::string alternative = critique.alternative.empty() ? std::string("another answer")
+                                                               : answer_phrase(t, critique.alternative);
+  slots.y = alternative;
+  writer.sentence(writer.pick(kCritiqueOpen), slots);
+  const std::size_t critique_start = writer.text().size();
+  write_reasoning(writer, params, 1.0 - h, words, critique_start + static_cast<std::size_t>(4.0 * tokens * (0.2 + h)));
+  if (h < 0.4) writer.sentence(writer.pick(kCritiqueDismiss), slots);
+  if (!critique.alternative.empty()) {
+    label(CritiqueSection::kAlternativeAnswer);
+    writer.text() += answer_phrase(t, critique.alternative);
+  }
+  label(CritiqueSection::kCritiqueConfidence);
+  writer.text() += percent(critique.critique_confidence);
+  if (malformed) return std::move(writer.text());
+
+  label(CritiqueSection::kFinalAnswer);
+  writer.text() += answer_phrase(t, critique.final.answer);
+  label(CritiqueSection::kFinalConfidence);
+  writer.text() += percent(critique.final.confidence);
+  return std::move(writer.text());
+}
 
 std::string write_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                         const TaskLatents& task, const Decision& decision, ReplyKind kind, Rng& rng) {

@@ -20,6 +20,12 @@ enum class ReplyKind {
 std::string write_reply(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                         const TaskLatents& task, const Decision& decision, ReplyKind kind, Rng& rng);
 
+// iMAD's self-critique (turn "self_critique"): the labelled sections of parley/self_critique.h.
+// The critique's length, hedges and certainty words follow the hesitation h; a malformed reply
+// stops after the critique (no final answer or confidences), which exercises the re-ask.
+std::string write_self_critique(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
+                                const TaskLatents& task, const Critique& critique, bool malformed, Rng& rng);
+
 // A group's summary (turn "summary", group_debate): each shown member's answer and
 // confidence, the group's majority and a line on the reasoning. It states no answer of its own.
 std::string write_summary(const Annotations& note, Rng& rng);

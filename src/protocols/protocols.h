@@ -14,5 +14,7 @@ ProtocolInfo cr_protocol();                // cr.cc
 ProtocolInfo ra_cr_protocol();             // ra_cr.cc
 ProtocolInfo mad_protocol();               // mad.cc
 ProtocolInfo group_debate_protocol();      // group_debate.cc
+ProtocolInfo self_critique_protocol();     // self_critique.cc
+ProtocolInfo down_protocol();              // down.cc
 
 }  // namespace parley

@@ -15,6 +15,8 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       ra_cr_protocol(),
       mad_protocol(),
       group_debate_protocol(),
+      self_critique_protocol(),
+      down_protocol(),
   };
   return registry;
 }

@@ -35,7 +35,9 @@ class Rng;
 // ---- Parameters ----------------------------------------------------------------------------
 
 using ParamValue = std::variant<bool, std::int64_t, double, std::string>;
-enum class ParamKind { kBool, kInt, kDouble, kString };
+// kPath: a file name, resolved like the dataset's path (from the working directory, else beside
+// the experiment file) and required to exist; the protocol receives the resolved path.
+enum class ParamKind { kBool, kInt, kDouble, kString, kPath };
 
 struct ParamSpec {
   std::string name;
@@ -47,6 +49,7 @@ struct ParamSpec {
   // A check beyond kind and bounds, run when the experiment file is read: "" when the value is
   // acceptable, otherwise the problem in words (reported as a config error on this key).
   std::function<std::string(const ParamValue&)> check;
+  bool required = false;  // the experiment file must give it (the default is not used)
 };
 
 // Validated parameter values of one configured protocol (defaults filled in).

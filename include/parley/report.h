@@ -28,6 +28,35 @@ struct DecisionBreakdown {
 // The baseline of the decision breakdown: the protocol labelled "single" (chain of thought).
 inline constexpr const char* kDecisionBaseline = "single";
 
+// iMAD §5.2 (Table 4): the decisions of a selective protocol (imad, down — its "trigger"
+// events) by whether the single agent's answer was right and whether MAD's was. A debated unit
+// has MAD's outcome in its own transcript; a skipped unit takes it from the MAD reference
+// protocol's debate of the same (task, seed), when the run has one. The reference itself
+// debates every unit, with the single-agent baseline (kDecisionBaseline) as its single answer.
+// Beneficial decisions: skipping a right single answer, skipping when MAD would be wrong too,
+// debating when MAD fixes a wrong single answer; every other decision is harmful or wasted.
+struct SelectiveDecisions {
+  std::string mad_reference;        // whose outcome stands for MAD's on skipped units; "" = none
+  DecisionBreakdown skipped;        // single → MAD (counterfactual), skipped units
+  DecisionBreakdown debated;        // single → MAD, debated units
+  std::int64_t skipped_right_unknown = 0;  // skipped, single right, no MAD outcome
+  std::int64_t skipped_wrong_unknown = 0;  // skipped, single wrong, no MAD outcome
+  std::int64_t decisions() const {
+    return skipped.units() + debated.units() + skipped_right_unknown + skipped_wrong_unknown;
+  }
+  std::int64_t beneficial() const {
+    return skipped.right_right + skipped.right_wrong + skipped_right_unknown + skipped.wrong_wrong +
+           debated.wrong_right;
+  }
+  // Decisions whose benefit is known (a skipped wrong answer needs MAD's outcome).
+  std::int64_t judged() const { return decisions() - skipped_wrong_unknown; }
+  double beneficial_rate() const { return judged() ? static_cast<double>(beneficial()) / judged() : 0.0; }
+  double debate_rate() const { return decisions() ? static_cast<double>(debated.units()) / decisions() : 0.0; }
+};
+
+// The MAD reference of SelectiveDecisions: the protocol labelled "mad".
+inline constexpr const char* kMadReference = "mad";
+
 struct ProtocolSummary {
   std::string name;
   std::int64_t n = 0;                 // debates (task × seed units)
@@ -47,6 +76,9 @@ struct ProtocolSummary {
   // Against kDecisionBaseline over the units both ran; absent for the baseline itself and when
   // the run has no protocol of that label.
   std::optional<DecisionBreakdown> vs_single;
+  // For protocols that record trigger decisions, and for the MAD reference when the run has the
+  // single-agent baseline.
+  std::optional<SelectiveDecisions> selective;
 };
 
 struct Summary {

@@ -139,6 +139,7 @@ const char* kind_name(ParamKind kind) {
     case ParamKind::kInt: return "int";
     case ParamKind::kDouble: return "number";
     case ParamKind::kString: return "string";
+    case ParamKind::kPath: return "file";
   }
   return "?";
 }
@@ -149,6 +150,10 @@ int command_protocols() {
     for (const auto& spec : info.params) {
       std::string value;
       std::visit([&](const auto& v) { value = fmt::format("{}", v); }, spec.default_value);
+      if (spec.required) {
+        fmt::print("{:<18}   {} ({}, required): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
+        continue;
+      }
       if (value.find('\n') == std::string::npos) {
         fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
         continue;

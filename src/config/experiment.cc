@@ -62,7 +62,9 @@ AgentConfig read_agent(const YamlReader& r, const std::set<std::string>& models)
   return a;
 }
 
-ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec) {
+std::filesystem::path resolve_data_path(const std::filesystem::path& experiment, const std::string& raw);
+
+ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec, const std::filesystem::path& experiment) {
   const double lo = spec.min.value_or(-1e18);
   const double hi = spec.max.value_or(1e18);
   switch (spec.kind) {
@@ -74,6 +76,12 @@ ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec) {
       return *r.optional_number(spec.name, lo, hi);
     case ParamKind::kString:
       return *r.optional_text(spec.name);
+    case ParamKind::kPath: {
+      const std::string given = *r.optional_text(spec.name);
+      const std::filesystem::path resolved = resolve_data_path(experiment, given);
+      if (!std::filesystem::is_regular_file(resolved)) r.fail(spec.name, fmt::format("file not found: {}", given));
+      return resolved.string();
+    }
   }
   r.fail(spec.name, "unsupported parameter kind");
 }
@@ -96,15 +104,16 @@ JudgeSettings read_judging(const YamlReader& r) {
 }
 
 // The value with the protocol's own check (e.g. a prompt template's placeholders).
-ParamValue read_param(const YamlReader& r, const ParamSpec& spec) {
-  ParamValue value = read_param_value(r, spec);
+ParamValue read_param(const YamlReader& r, const ParamSpec& spec, const std::filesystem::path& experiment) {
+  ParamValue value = read_param_value(r, spec, experiment);
   if (spec.check) {
     if (const std::string problem = spec.check(value); !problem.empty()) r.fail(spec.name, problem);
   }
   return value;
 }
 
-ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents) {
+ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents,
+                             const std::filesystem::path& experiment) {
   ProtocolConfig p;
   p.name = r.text("name");
   const ProtocolInfo* info = find_protocol(p.name);
@@ -142,7 +151,9 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
       p.params.set(spec.name, ParamValue(count));
       continue;
     }
-    p.params.set(spec.name, r.has(spec.name) ? read_param(r, spec) : spec.default_value);
+    if (spec.required && !r.has(spec.name))
+      r.fail(spec.name, fmt::format("protocol {} needs '{}': {}", p.name, spec.name, spec.help));
+    p.params.set(spec.name, r.has(spec.name) ? read_param(r, spec, experiment) : spec.default_value);
   }
   const bool counts_agents = std::any_of(info->params.begin(), info->params.end(),
                                          [](const ParamSpec& spec) { return spec.name == "agents"; });
@@ -193,7 +204,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
 
   std::set<std::string> labels;
   for (const auto& r : top.list("protocols")) {
-    c.protocols.push_back(read_protocol(r, agent_names));
+    c.protocols.push_back(read_protocol(r, agent_names, path));
     if (!labels.insert(c.protocols.back().label).second) {
       r.fail("label", fmt::format("protocol label '{}' is used twice; give one a distinct label", c.protocols.back().label));
     }

@@ -73,6 +73,59 @@ DecisionBreakdown decision_breakdown(const std::vector<const Transcript*>& basel
   return breakdown;
 }
 
+using UnitOutcomes = std::map<std::pair<std::string, std::uint64_t>, bool>;  // (task_id, seed) → correct
+
+UnitOutcomes outcomes(const std::vector<const Transcript*>& debates) {
+  UnitOutcomes out;
+  for (const Transcript* t : debates) out[{t->task_id, t->seed}] = t->correct;
+  return out;
+}
+
+// The "trigger" event's decision and single-agent correctness (protocols/selective.h).
+struct TriggerRecord {
+  bool debated = false;
+  bool single_correct = false;
+};
+
+std::optional<TriggerRecord> trigger_record(const Transcript& t) {
+  for (const EventRecord& e : t.events) {
+    if (e.kind != "trigger") continue;
+    const auto detail = nlohmann::json::parse(e.detail, nullptr, false);
+    if (!detail.is_object() || !detail.contains("decision")) return std::nullopt;
+    return TriggerRecord{detail.value("decision", "") == "debate", detail.value("single_correct", false)};
+  }
+  return std::nullopt;
+}
+
+void count(DecisionBreakdown& b, bool single_right, bool mad_right) {
+  ++(single_right ? (mad_right ? b.right_right : b.right_wrong) : (mad_right ? b.wrong_right : b.wrong_wrong));
+}
+
+// iMAD Table 4 for a protocol with trigger events; nullopt when it records none.
+std::optional<SelectiveDecisions> selective_decisions(const std::vector<const Transcript*>& debates,
+                                                      const UnitOutcomes* mad) {
+  SelectiveDecisions d;
+  if (mad) d.mad_reference = kMadReference;
+  bool any = false;
+  for (const Transcript* t : debates) {
+    const auto record = trigger_record(*t);
+    if (!record) continue;
+    any = true;
+    if (record->debated) {
+      count(d.debated, record->single_correct, t->correct);
+      continue;
+    }
+    const auto it = mad ? mad->find({t->task_id, t->seed}) : UnitOutcomes::const_iterator();
+    if (mad && it != mad->end()) {
+      count(d.skipped, record->single_correct, it->second);
+    } else {
+      ++(record->single_correct ? d.skipped_right_unknown : d.skipped_wrong_unknown);
+    }
+  }
+  if (!any) return std::nullopt;
+  return d;
+}
+
 }  // namespace
 
 Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<std::string>& protocol_order,
@@ -95,11 +148,26 @@ Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<
     });
     summary.protocols.push_back(summarize_one(name, debates, bootstrap_seed));
   }
-  if (const auto baseline = by_protocol.find(kDecisionBaseline); baseline != by_protocol.end()) {
+  const auto baseline = by_protocol.find(kDecisionBaseline);
+  if (baseline != by_protocol.end()) {
     for (auto& protocol : summary.protocols) {
       if (protocol.name != kDecisionBaseline)
         protocol.vs_single = decision_breakdown(baseline->second, by_protocol.at(protocol.name));
     }
+  }
+  const auto reference = by_protocol.find(kMadReference);
+  const std::optional<UnitOutcomes> mad =
+      reference != by_protocol.end() ? std::optional<UnitOutcomes>(outcomes(reference->second)) : std::nullopt;
+  for (auto& protocol : summary.protocols) {
+    if (protocol.name == kMadReference) {
+      if (!protocol.vs_single) continue;
+      SelectiveDecisions full;  // full MAD debates every unit
+      full.mad_reference = kMadReference;
+      full.debated = *protocol.vs_single;
+      protocol.selective = full;
+      continue;
+    }
+    protocol.selective = selective_decisions(by_protocol.at(protocol.name), mad ? &*mad : nullptr);
   }
   return summary;
 }
@@ -129,6 +197,22 @@ std::string summary_to_json(const Summary& summary) {
       row["vs_single"] = {{"right_right", b->right_right}, {"right_wrong", b->right_wrong},
                           {"wrong_right", b->wrong_right}, {"wrong_wrong", b->wrong_wrong},
                           {"baseline", b->baseline}};
+    }
+    if (const auto& d = p.selective) {
+      const auto cells = [](const DecisionBreakdown& b) {
+        return nlohmann::ordered_json{{"right_right", b.right_right}, {"right_wrong", b.right_wrong},
+                                      {"wrong_right", b.wrong_right}, {"wrong_wrong", b.wrong_wrong}};
+      };
+      row["selective"] = {{"mad_reference", d->mad_reference},
+                          {"decisions", d->decisions()},
+                          {"debate_rate", d->debate_rate()},
+                          {"skipped", cells(d->skipped)},
+                          {"skipped_right_unknown", d->skipped_right_unknown},
+                          {"skipped_wrong_unknown", d->skipped_wrong_unknown},
+                          {"debated", cells(d->debated)},
+                          {"beneficial", d->beneficial()},
+                          {"judged", d->judged()},
+                          {"beneficial_rate", d->beneficial_rate()}};
     }
     j["protocols"].push_back(std::move(row));
   }

@@ -25,6 +25,43 @@ std::string render_decision_breakdown(const Summary& summary, std::size_t name_w
   return out;
 }
 
+// iMAD §5.2's Table 4 under it: selective protocols and full MAD side by side, with ApT.
+std::string render_selective(const Summary& summary, std::size_t name_width) {
+  std::string out;
+  std::int64_t unknown = 0;
+  const auto row = [&](auto&&... columns) {
+    out += fmt::format("{:<{}}  {:>5}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>7}  {:>10}  {:>7}\n",
+                       columns...);
+  };
+  for (const auto& p : summary.protocols) {
+    if (!p.selective) continue;
+    const SelectiveDecisions& d = *p.selective;
+    if (out.empty()) {
+      out += "\nselective debate decisions (iMAD Table 4), single agent -> MAD; skip = keep the single answer";
+      out += d.mad_reference.empty() ? " (no 'mad' in the run: MAD's outcome on skipped units is unknown)\n"
+                                     : fmt::format(", MAD's outcome on skipped units from '{}'\n", d.mad_reference);
+      row("protocol", name_width, "units", "debated", "skip", "skip", "skip", "skip", "debate", "debate", "debate",
+          "debate", "beneficial", "ApT");
+      row("", name_width, "", "", "r->r", "r->w", "w->w", "w->r", "w->r", "r->r", "r->w", "w->w", "", "");
+    }
+    const auto pct = [&](std::int64_t k) {
+      return fmt::format("{:.1f}%", d.decisions() ? 100.0 * static_cast<double>(k) / d.decisions() : 0.0);
+    };
+    unknown += d.skipped_right_unknown + d.skipped_wrong_unknown;
+    row(p.name, name_width, d.decisions(), pct(d.debated.units()), pct(d.skipped.right_right + d.skipped_right_unknown),
+        pct(d.skipped.right_wrong), pct(d.skipped.wrong_wrong), pct(d.skipped.wrong_right), pct(d.debated.wrong_right),
+        pct(d.debated.right_right), pct(d.debated.right_wrong), pct(d.debated.wrong_wrong),
+        fmt::format("{:.1f}%", 100.0 * d.beneficial_rate()), fmt::format("{:.2f}", p.apt));
+  }
+  if (unknown > 0) {
+    out += fmt::format("{} skipped units have no MAD outcome: right ones count under skip r->r, wrong ones are "
+                       "left out of the beneficial rate\n",
+                       unknown);
+  }
+  if (!out.empty()) out += "beneficial = skip r->r, skip r->w, skip w->w and debate w->r, over the decisions judged\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_table(const Summary& summary) {
@@ -49,6 +86,7 @@ std::string render_table(const Summary& summary) {
   }
   out += "tokens per task (mean); ApT = accuracy per 100k tokens; latency = critical path of the LLM calls\n";
   out += render_decision_breakdown(summary, name_width);
+  out += render_selective(summary, name_width);
   return out;
 }
 

@@ -26,29 +26,27 @@ bool in_list(const std::string& word, std::initializer_list<std::string_view> li
 // Words that are capitalised because they start a sentence or a labelled line, not because they
 // name something. Stripped from the front of a capitalised run.
 bool is_common_word(const std::string& lower) {
-  return in_list(lower, {"the",      "a",          "an",         "this",       "that",      "these",
-                         "those",    "it",         "its",        "he",         "she",       "they",
-                         "we",       "you",        "i",          "my",         "our",       "your",
-                         "his",      "her",        "their",      "them",       "there",     "here",
-                         "what",     "which",      "who",        "whom",       "whose",     "where",
-                         "when",     "why",        "how",        "is",         "are",       "was",
-                         "were",     "be",         "been",       "do",         "does",      "did",
-                         "can",      "could",      "would",      "should",     "will",      "shall",
-                         "may",      "might",      "must",       "have",       "has",       "had",
-                         "if",       "in",         "on",         "at",         "for",       "from",
-                         "by",       "with",       "to",         "of",         "as",        "and",
-                         "but",      "or",         "nor",        "so",         "because",   "since",
-                         "although", "though",     "however",    "therefore",  "thus",      "hence",
-                         "also",     "then",       "yes",        "no",         "not",       "all",
-                         "some",     "many",       "most",       "each",       "every",     "both",
-                         "either",   "neither",    "any",        "let",        "given",     "after",
-                         "before",   "while",      "during",     "under",      "over",      "into",
-                         "upon",     "about",      "option",     "options",    "answer",    "answers",
-                         "step",     "final",      "confidence", "reasoning",  "explanation", "critique",
-                         "note",     "first",      "second",     "third",      "finally",   "overall",
-                         "conclusion", "summary",  "question",   "initial",    "alternative", "rationale",
-                         "correct",  "incorrect",  "true",       "false",      "one",       "two",
-                         "three",    "other",      "another",    "such",       "only",      "even"});
+  return in_list(lower,
+                 {"the",         "a",          "an",       "this",     "that",    "these",       "those",
+                  "it",          "its",        "he",       "she",      "they",    "we",          "you",
+                  "i",           "my",         "our",      "your",     "his",     "her",         "their",
+                  "them",        "there",      "here",     "what",     "which",   "who",         "whom",
+                  "whose",       "where",      "when",     "why",      "how",     "is",          "are",
+                  "was",         "were",       "be",       "been",     "do",      "does",        "did",
+                  "can",         "could",      "would",    "should",   "will",    "shall",       "may",
+                  "might",       "must",       "have",     "has",      "had",     "if",          "in",
+                  "on",          "at",         "for",      "from",     "by",      "with",        "to",
+                  "of",          "as",         "and",      "but",      "or",      "nor",         "so",
+                  "because",     "since",      "although", "though",   "however", "therefore",   "thus",
+                  "hence",       "also",       "then",     "yes",      "no",      "not",         "all",
+                  "some",        "many",       "most",     "each",     "every",   "both",        "either",
+                  "neither",     "any",        "let",      "given",    "after",   "before",      "while",
+                  "during",      "under",      "over",     "into",     "upon",    "about",       "option",
+                  "options",     "answer",     "answers",  "step",     "final",   "confidence",  "reasoning",
+                  "explanation", "critique",   "note",     "first",    "second",  "third",       "finally",
+                  "overall",     "conclusion", "summary",  "question", "initial", "alternative", "rationale",
+                  "correct",     "incorrect",  "true",     "false",    "one",     "two",         "three",
+                  "other",       "another",    "such",     "only",     "even"});
 }
 
 bool looks_inflected(const std::string& lower) {  // "Considering", "Clearly", "Based": not names
@@ -56,8 +54,8 @@ bool looks_inflected(const std::string& lower) {  // "Considering", "Clearly", "
 }
 
 bool is_month(const std::string& lower) {
-  return in_list(lower, {"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                         "october", "november", "december"});
+  return in_list(lower, {"january", "february", "march", "april", "may", "june", "july", "august",
+                         "september", "october", "november", "december"});
 }
 
 bool is_weekday(const std::string& lower) {
@@ -65,23 +63,26 @@ bool is_weekday(const std::string& lower) {
 }
 
 bool is_unit(const std::string& lower) {
-  return in_list(lower, {"%",     "percent", "mg",      "g",      "kg",      "mcg",     "km",     "m",
-                         "cm",    "mm",      "nm",      "ml",     "l",       "mmhg",    "°",      "degrees",
-                         "c",     "f",       "k",       "years",  "year",    "months",  "month",  "weeks",
-                         "week",  "days",    "day",     "hours",  "hour",    "minutes", "minute", "seconds",
-                         "second", "s",      "dollars", "euros",  "cents",   "meters",  "metres", "miles",
-                         "feet",  "inches",  "pounds",  "lb",     "lbs",     "grams",   "liters", "litres",
-                         "mol",   "moles",   "kcal",    "calories", "million", "billion", "thousand", "hundred",
-                         "times", "people",  "units",   "bpm",    "mph",     "kph",     "hz",     "khz",
-                         "mhz",   "ghz",     "v",       "w",      "kw",      "j",       "n",      "pa",
-                         "kpa",   "atm"});
+  return in_list(
+      lower,
+      {"%",        "percent", "mg",      "g",      "kg",      "mcg",    "km",       "m",       "cm",
+       "mm",       "nm",      "ml",      "l",      "mmhg",    "°",      "degrees",  "c",       "f",
+       "k",        "years",   "year",    "months", "month",   "weeks",  "week",     "days",    "day",
+       "hours",    "hour",    "minutes", "minute", "seconds", "second", "s",        "dollars", "euros",
+       "cents",    "meters",  "metres",  "miles",  "feet",    "inches", "pounds",   "lb",      "lbs",
+       "grams",    "liters",  "litres",  "mol",    "moles",   "kcal",   "calories", "million", "billion",
+       "thousand", "hundred", "times",   "people", "units",   "bpm",    "mph",      "kph",     "hz",
+       "khz",      "mhz",     "ghz",     "v",      "w",       "kw",     "j",        "n",       "pa",
+       "kpa",      "atm"});
 }
 
 bool is_currency_sign(std::string_view token) {
   return token == "$" || token == "\xE2\x82\xAC" || token == "\xC2\xA3" || token == "\xC2\xA5";  // $ € £ ¥
 }
 
-bool starts_with_digit(std::string_view token) { return !token.empty() && token[0] >= '0' && token[0] <= '9'; }
+bool starts_with_digit(std::string_view token) {
+  return !token.empty() && token[0] >= '0' && token[0] <= '9';
+}
 
 bool all_digits(std::string_view token) {
   for (char c : token) {
@@ -112,7 +113,8 @@ bool is_capitalised(std::string_view token) {
 }
 
 bool is_acronym(std::string_view token) {  // "WHO", "US": never a common word
-  return token.size() >= 2 && std::all_of(token.begin(), token.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  return token.size() >= 2 &&
+         std::all_of(token.begin(), token.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
 bool is_run_connector(const std::string& lower) {  // "Bank of England", "Leonardo da Vinci"
@@ -160,7 +162,8 @@ class SentenceEntities {
     if (is_capitalised(tokens_[i]) && is_weekday(lower_[i])) return i + 1;
     std::size_t j = i;
     bool day_before = false;
-    if (is_day_number(tokens_[j]) && has(j + 1) && is_capitalised(tokens_[j + 1]) && is_month(lower_[j + 1])) {
+    if (is_day_number(tokens_[j]) && has(j + 1) && is_capitalised(tokens_[j + 1]) &&
+        is_month(lower_[j + 1])) {
       day_before = true;
       ++j;
     }

@@ -12,7 +12,9 @@ TEST(NamedEntities, CapitalisedRuns) {
   // The Eiffel Tower (leading "The" dropped), 1889 (year), Gustave Eiffel.
   EXPECT_EQ(named_entity_count("The Eiffel Tower was built in 1889 by Gustave Eiffel."), 3);
   // "Considering" is a lone sentence-initial -ing word; Bank of England; United States of America.
-  EXPECT_EQ(named_entity_count("Considering the Bank of England and the United States of America, which is bigger?"), 2);
+  EXPECT_EQ(named_entity_count(
+                "Considering the Bank of England and the United States of America, which is bigger?"),
+            2);
 }
 
 TEST(NamedEntities, SentenceInitialCommonWordsPronounsAndLetters) {
@@ -23,7 +25,8 @@ TEST(NamedEntities, SentenceInitialCommonWordsPronounsAndLetters) {
 
 TEST(NamedEntities, DatesAndQuantities) {
   // 45-year-old, 3 days, 39 C, $300, March 12, 2020.
-  EXPECT_EQ(named_entity_count("A 45-year-old man presents with 3 days of fever at 39 C and $300 bill on March 12, 2020."),
+  EXPECT_EQ(named_entity_count(
+                "A 45-year-old man presents with 3 days of fever at 39 C and $300 bill on March 12, 2020."),
             5);
   // "May I" is a modal at the start; "In May the WHO" is one run (WHO is an acronym); Monday.
   EXPECT_EQ(named_entity_count("May I ask? In May the WHO met on Monday."), 2);

@@ -97,7 +97,8 @@ std::vector<double> FeatureExtractor::extract(const FeatureInput& input) const {
   out.push_back(static_cast<double>(features::token_spans(input.response).size()));
   out.push_back(named_entity_count(input.question));
   const std::string type = question_type(input.question);
-  for (const char* name : {"what", "where", "why", "how", "when", "who", "is", "are", "does", "do", "other"}) {
+  for (const char* name :
+       {"what", "where", "why", "how", "when", "who", "is", "are", "does", "do", "other"}) {
     out.push_back(type == name ? 1.0 : 0.0);
   }
   append_text_features(out, syntax_.analyze(input.question), input.question);

@@ -43,8 +43,8 @@ TEST(FeatureExtractor, PinnedValues) {
       1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // qtype_what
       // (S what (S (VP is.v (NP the (ADJP largest.a-s) planet.n))) ?) -> depth 5.
       5,
-      83.32,  // 5 words, 7 syllables, 1 sentence: 206.835 - 5.075 - 84.6*1.4
-      4.152,  // 22 letters: 0.0588*440 - 0.296*20 - 15.8
+      83.32,    // 5 words, 7 syllables, 1 sentence: 206.835 - 5.075 - 84.6*1.4
+      4.152,    // 22 letters: 0.0588*440 - 0.296*20 - 15.8
       1, 1, 1,  // planet; is; largest
       0.9,      // InitialConfidence
       0, 0, 0,  // no cues in "Jupiter is the largest planet."
@@ -57,8 +57,8 @@ TEST(FeatureExtractor, PinnedValues) {
       0.5,      // FinalConfidence, missing
       // (S (S (NP maybe.e Saturn.m) (VP is.v (ADJP larger.a-c))) , but.ij (S (NP it) (VP is.v not.e)) .)
       4,
-      92.965,  // 8 words, 10 syllables (Maybe counts 1): 206.835 - 8.12 - 84.6*1.25
-      1.815,   // 29 letters: 0.0588*362.5 - 0.296*12.5 - 15.8
+      92.965,   // 8 words, 10 syllables (Maybe counts 1): 206.835 - 8.12 - 84.6*1.25
+      1.815,    // 29 letters: 0.0588*362.5 - 0.296*12.5 - 15.8
       1, 2, 1,  // Saturn; is is; larger
   };
   ASSERT_EQ(expected.size(), 41u);

@@ -15,54 +15,46 @@ namespace {
 
 enum class Cue { kHedge, kCertainty, kContrast };
 
-struct Entry {
-  std::string_view phrase;  // lower case, words separated by single spaces, ' as the apostrophe
-  Cue cue;
+// Entries are lower case, words separated by single spaces, with ' as the apostrophe.
+// Hedges: epistemic possibility, approximation, appearance, tentative first-person stances.
+// "not sure"-style negations are hedges and win over "sure" by being longer.
+constexpr std::string_view kHedges[] = {
+    "maybe",           "perhaps",       "possibly",      "possible",    "likely",      "unlikely",
+    "probably",        "probable",      "might",         "may",         "could",       "seem",
+    "seems",           "seemed",        "seemingly",     "appear",      "appears",     "appeared",
+    "apparently",      "suggest",       "suggests",      "suggested",   "suggesting",  "uncertain",
+    "uncertainty",     "unsure",        "unclear",       "not sure",    "not certain", "not entirely",
+    "not necessarily", "not clear",     "approximately", "roughly",     "somewhat",    "arguably",
+    "presumably",      "plausibly",     "plausible",     "conceivably", "potentially", "typically",
+    "usually",         "generally",     "often",         "sometimes",   "tend to",     "tends to",
+    "i think",         "i believe",     "i guess",       "i suspect",   "i assume",    "it is possible",
+    "to some extent",  "in some cases",
 };
 
-// Hedges: epistemic possibility, approximation, appearance, tentative first-person stances.
-// Certainty: boosters and categorical markers. Contrast: adversative/concessive connectives.
-// "not sure"-style negations are hedges and win over "sure" by being longer.
-constexpr Entry kLexicon[] = {
-    // Hedges.
-    {"maybe", Cue::kHedge}, {"perhaps", Cue::kHedge}, {"possibly", Cue::kHedge}, {"possible", Cue::kHedge},
-    {"likely", Cue::kHedge}, {"unlikely", Cue::kHedge}, {"probably", Cue::kHedge}, {"probable", Cue::kHedge},
-    {"might", Cue::kHedge}, {"may", Cue::kHedge}, {"could", Cue::kHedge}, {"seem", Cue::kHedge},
-    {"seems", Cue::kHedge}, {"seemed", Cue::kHedge}, {"seemingly", Cue::kHedge}, {"appear", Cue::kHedge},
-    {"appears", Cue::kHedge}, {"appeared", Cue::kHedge}, {"apparently", Cue::kHedge}, {"suggest", Cue::kHedge},
-    {"suggests", Cue::kHedge}, {"suggested", Cue::kHedge}, {"suggesting", Cue::kHedge},
-    {"uncertain", Cue::kHedge}, {"uncertainty", Cue::kHedge}, {"unsure", Cue::kHedge}, {"unclear", Cue::kHedge},
-    {"not sure", Cue::kHedge}, {"not certain", Cue::kHedge}, {"not entirely", Cue::kHedge},
-    {"not necessarily", Cue::kHedge}, {"not clear", Cue::kHedge}, {"approximately", Cue::kHedge},
-    {"roughly", Cue::kHedge}, {"somewhat", Cue::kHedge}, {"arguably", Cue::kHedge}, {"presumably", Cue::kHedge},
-    {"plausibly", Cue::kHedge}, {"plausible", Cue::kHedge}, {"conceivably", Cue::kHedge},
-    {"potentially", Cue::kHedge}, {"typically", Cue::kHedge}, {"usually", Cue::kHedge},
-    {"generally", Cue::kHedge}, {"often", Cue::kHedge}, {"sometimes", Cue::kHedge}, {"tend to", Cue::kHedge},
-    {"tends to", Cue::kHedge}, {"i think", Cue::kHedge}, {"i believe", Cue::kHedge}, {"i guess", Cue::kHedge},
-    {"i suspect", Cue::kHedge}, {"i assume", Cue::kHedge}, {"it is possible", Cue::kHedge},
-    {"to some extent", Cue::kHedge}, {"in some cases", Cue::kHedge},
-    // Certainty.
-    {"definitely", Cue::kCertainty}, {"definite", Cue::kCertainty}, {"definitively", Cue::kCertainty},
-    {"certainly", Cue::kCertainty}, {"for certain", Cue::kCertainty}, {"it is certain", Cue::kCertainty},
-    {"i am certain", Cue::kCertainty}, {"i'm certain", Cue::kCertainty}, {"clearly", Cue::kCertainty},
-    {"undoubtedly", Cue::kCertainty}, {"undeniably", Cue::kCertainty}, {"unquestionably", Cue::kCertainty},
-    {"surely", Cue::kCertainty}, {"sure", Cue::kCertainty}, {"for sure", Cue::kCertainty},
-    {"obviously", Cue::kCertainty}, {"evidently", Cue::kCertainty}, {"without doubt", Cue::kCertainty},
-    {"without a doubt", Cue::kCertainty}, {"no doubt", Cue::kCertainty}, {"beyond doubt", Cue::kCertainty},
-    {"always", Cue::kCertainty}, {"never", Cue::kCertainty}, {"must", Cue::kCertainty},
-    {"absolutely", Cue::kCertainty}, {"confident", Cue::kCertainty}, {"confidently", Cue::kCertainty},
-    {"conclusively", Cue::kCertainty}, {"conclusive", Cue::kCertainty}, {"indeed", Cue::kCertainty},
-    {"of course", Cue::kCertainty}, {"in fact", Cue::kCertainty}, {"invariably", Cue::kCertainty},
-    {"unambiguously", Cue::kCertainty}, {"guaranteed", Cue::kCertainty}, {"proven", Cue::kCertainty},
-    // Contrast.
-    {"however", Cue::kContrast}, {"but", Cue::kContrast}, {"although", Cue::kContrast},
-    {"though", Cue::kContrast}, {"even though", Cue::kContrast}, {"yet", Cue::kContrast},
-    {"whereas", Cue::kContrast}, {"nevertheless", Cue::kContrast}, {"nonetheless", Cue::kContrast},
-    {"on the other hand", Cue::kContrast}, {"on the contrary", Cue::kContrast}, {"instead", Cue::kContrast},
-    {"alternatively", Cue::kContrast}, {"conversely", Cue::kContrast}, {"despite", Cue::kContrast},
-    {"in spite of", Cue::kContrast}, {"in contrast", Cue::kContrast}, {"by contrast", Cue::kContrast},
-    {"rather than", Cue::kContrast}, {"unlike", Cue::kContrast}, {"otherwise", Cue::kContrast},
-    {"that said", Cue::kContrast}, {"even so", Cue::kContrast}, {"notwithstanding", Cue::kContrast},
+// Certainty: boosters and categorical markers.
+constexpr std::string_view kCertainty[] = {
+    "definitely",      "definite",    "definitively", "certainly",     "for certain", "it is certain",
+    "i am certain",    "i'm certain", "clearly",      "undoubtedly",   "undeniably",  "unquestionably",
+    "surely",          "sure",        "for sure",     "obviously",     "evidently",   "without doubt",
+    "without a doubt", "no doubt",    "beyond doubt", "always",        "never",       "must",
+    "absolutely",      "confident",   "confidently",  "conclusively",  "conclusive",  "indeed",
+    "of course",       "in fact",     "invariably",   "unambiguously", "guaranteed",  "proven",
+};
+
+// Contrast: adversative and concessive connectives.
+constexpr std::string_view kContrast[] = {
+    "however",         "but",
+    "although",        "though",
+    "even though",     "yet",
+    "whereas",         "nevertheless",
+    "nonetheless",     "on the other hand",
+    "on the contrary", "instead",
+    "alternatively",   "conversely",
+    "despite",         "in spite of",
+    "in contrast",     "by contrast",
+    "rather than",     "unlike",
+    "otherwise",       "that said",
+    "even so",         "notwithstanding",
 };
 
 std::vector<std::string> split_words(std::string_view phrase) {
@@ -85,7 +77,9 @@ struct CompiledEntry {
 const std::vector<CompiledEntry>& compiled_lexicon() {
   static const std::vector<CompiledEntry> entries = [] {
     std::vector<CompiledEntry> out;
-    for (const Entry& entry : kLexicon) out.push_back({split_words(entry.phrase), entry.cue});
+    for (std::string_view phrase : kHedges) out.push_back({split_words(phrase), Cue::kHedge});
+    for (std::string_view phrase : kCertainty) out.push_back({split_words(phrase), Cue::kCertainty});
+    for (std::string_view phrase : kContrast) out.push_back({split_words(phrase), Cue::kContrast});
     return out;
   }();
   return entries;
@@ -115,9 +109,15 @@ LexicalCues lexical_cues(std::string_view text) {
       continue;
     }
     switch (best->cue) {
-      case Cue::kHedge: ++cues.hedges; break;
-      case Cue::kCertainty: ++cues.certainty; break;
-      case Cue::kContrast: ++cues.contrast; break;
+      case Cue::kHedge:
+        ++cues.hedges;
+        break;
+      case Cue::kCertainty:
+        ++cues.certainty;
+        break;
+      case Cue::kContrast:
+        ++cues.contrast;
+        break;
     }
     i += best->words.size();
   }

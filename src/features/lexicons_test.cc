@@ -17,16 +17,17 @@ void expect_cues(const char* text, int hedges, int certainty, int contrast) {
 TEST(LexicalCues, WordsAndPhrases) {
   // hedges: Maybe, likely, not sure; certainty: must, definitely; contrast: but, However,
   // on the other hand.
-  expect_cues("Maybe it is likely, but I am not sure. However, on the other hand, it must be definitely true.", 3, 2,
-              3);
+  expect_cues(
+      "Maybe it is likely, but I am not sure. However, on the other hand, it must be definitely true.", 3, 2,
+      3);
 }
 
 TEST(LexicalCues, LongestMatchWins) {
-  expect_cues("I am not sure.", 1, 0, 0);           // "not sure" is a hedge, "sure" not counted again
-  expect_cues("I am sure.", 0, 1, 0);               // "sure" alone is certainty
-  expect_cues("Even though it rained.", 0, 0, 1);   // "even though" once, not "though" too
-  expect_cues("There is no doubt.", 0, 1, 0);       // "no doubt"
-  expect_cues("I think it could be.", 2, 0, 0);     // "i think", "could"
+  expect_cues("I am not sure.", 1, 0, 0);          // "not sure" is a hedge, "sure" not counted again
+  expect_cues("I am sure.", 0, 1, 0);              // "sure" alone is certainty
+  expect_cues("Even though it rained.", 0, 0, 1);  // "even though" once, not "though" too
+  expect_cues("There is no doubt.", 0, 1, 0);      // "no doubt"
+  expect_cues("I think it could be.", 2, 0, 0);    // "i think", "could"
 }
 
 TEST(LexicalCues, CaseApostrophesAndWholeWords) {

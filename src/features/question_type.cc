@@ -33,7 +33,9 @@ bool ends_with_question_mark(std::string_view sentence) {
 std::string first_word(std::string_view text) {
   const std::vector<features::TokenSpan> spans = features::token_spans(text);
   std::size_t i = 0;
-  const auto token = [&](std::size_t k) { return text.substr(spans[k].begin, spans[k].end - spans[k].begin); };
+  const auto token = [&](std::size_t k) {
+    return text.substr(spans[k].begin, spans[k].end - spans[k].begin);
+  };
   while (i < spans.size() && !features::is_word(token(i))) ++i;
   if (i + 2 < spans.size() && token(i + 1) == ":") i += 2;
   while (i < spans.size() && !features::is_word(token(i))) ++i;

@@ -23,8 +23,9 @@ TEST(QuestionType, EachType) {
 }
 
 TEST(QuestionType, ContextBeforeTheQuestion) {
-  EXPECT_EQ(question_type("A 45-year-old man presents with chest pain. What is the most likely diagnosis?"), "what");
-  EXPECT_EQ(question_type("Is it raining? Explain why the sky is blue."), "is");  // last sentence with '?'
+  EXPECT_EQ(question_type("A 45-year-old man presents with chest pain. What is the most likely diagnosis?"),
+            "what");
+  EXPECT_EQ(question_type("Is it raining? Explain why the sky is blue."), "is");   // last sentence with '?'
   EXPECT_EQ(question_type("Question: How many legs does a spider have?"), "how");  // label skipped
   EXPECT_EQ(question_type("Complete the sentence: the sky is ___."), "other");     // no '?': first word
   EXPECT_EQ(question_type("Why is the sky blue"), "why");                          // no '?': first word

@@ -4,12 +4,12 @@
 // subscripts of the chosen words ("dog.n", "ran.v-d", "big.a"). Choices in docs/features.md.
 
 #include <link-grammar/link-includes.h>
+#include <locale.h>
 
 #include <algorithm>
 #include <clocale>
 #include <cstddef>
 #include <cstdlib>
-#include <locale.h>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -30,8 +30,8 @@ namespace {
 constexpr std::size_t kMaxPieceTokens = 30;
 constexpr int kMaxParseSeconds = 1;
 constexpr int kLinkageLimit = 100;
-constexpr int kShortLength = 16;       // link-grammar's default
-constexpr int kPanicShortLength = 6;   // panic mode: only short links
+constexpr int kShortLength = 16;      // link-grammar's default
+constexpr int kPanicShortLength = 6;  // panic mode: only short links
 
 // Link-grammar reports through a per-thread handler; it would otherwise print locale notices and
 // "Debug:" lines on stderr. Messages are kept here, per thread, so a failure can quote them.
@@ -41,7 +41,8 @@ void collect_message(lg_errinfo* info, void* /*data*/) {
   if (lg_messages.size() >= 32) lg_messages.erase(lg_messages.begin());
   std::string text = info->text != nullptr ? info->text : "";
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  lg_messages.push_back(std::string(info->severity_label != nullptr ? info->severity_label : "") + ": " + text);
+  lg_messages.push_back(std::string(info->severity_label != nullptr ? info->severity_label : "") + ": " +
+                        text);
 }
 
 // Installs collect_message for the current thread for the scope's lifetime, then restores the
@@ -126,7 +127,8 @@ std::vector<std::string> pieces_of(std::string_view sentence) {
     std::size_t last = std::min(spans.size(), first + kMaxPieceTokens);  // one past the piece
     if (last < spans.size()) {
       for (std::size_t k = last; k > first + kMaxPieceTokens / 3; --k) {
-        const std::string_view token = sentence.substr(spans[k - 1].begin, spans[k - 1].end - spans[k - 1].begin);
+        const std::string_view token =
+            sentence.substr(spans[k - 1].begin, spans[k - 1].end - spans[k - 1].begin);
         if (token == "," || token == ";" || token == ":") {
           last = k;
           break;
@@ -167,7 +169,8 @@ bool has_letter(std::string_view base) {
 
 bool valid_subscript(std::string_view s) {
   if (s.empty() || s[0] < 'a' || s[0] > 'z') return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 // Part of speech from a dictionary subscript; `base` is the word without it (lower case).
@@ -181,8 +184,9 @@ Pos pos_of_subscript(std::string_view subscript, const std::string& base) {
     return Pos::kNoun;
   }
   if (head == "p") {
-    for (const char* word : {"i", "me", "mine", "my", "their", "theirs", "thy", "this", "yisser", "for", "like",
-                             "near", "opposite", "past", "plus", "minus", "worth", "aside", "behind", "o", "s"}) {
+    for (const char* word :
+         {"i",    "me",       "mine", "my",   "their", "theirs", "thy",   "this",   "yisser", "for", "like",
+          "near", "opposite", "past", "plus", "minus", "worth",  "aside", "behind", "o",      "s"}) {
       if (base == word) return Pos::kNone;
     }
     return Pos::kNoun;
@@ -203,9 +207,9 @@ Pos pos_of_subscript(std::string_view subscript, const std::string& base) {
 
 // Part of speech of a word without subscript guessed by one of the dictionary's regex classes.
 Pos pos_of_regex_class(std::string_view marker) {
-  for (const char* noun : {"<CAPITALIZED-WORDS>", "<PL-CAPITALIZED-WORDS>", "<C-NOUN-WORDS>", "<MC-NOUN-WORDS>",
-                           "<S-WORDS>", "<NOUN-TO-WORDS>", "<LATIN-ADJ-P-NOUN-WORDS>", "<LATIN-ADJ-S-NOUN-WORDS>",
-                           "<INITIALS>", "<ALL-UPPER>"}) {
+  for (const char* noun : {"<CAPITALIZED-WORDS>", "<PL-CAPITALIZED-WORDS>", "<C-NOUN-WORDS>",
+                           "<MC-NOUN-WORDS>", "<S-WORDS>", "<NOUN-TO-WORDS>", "<LATIN-ADJ-P-NOUN-WORDS>",
+                           "<LATIN-ADJ-S-NOUN-WORDS>", "<INITIALS>", "<ALL-UPPER>"}) {
     if (marker.find(noun) != std::string_view::npos) return Pos::kNoun;
   }
   for (const char* verb : {"<ED-WORDS>", "<ING-WORDS>"}) {
@@ -240,7 +244,8 @@ Pos pos_of_word(std::string_view word) {
     }
   }
   if (!has_letter(base)) return Pos::kNone;  // punctuation and numbers ("....v", "3.5")
-  if (!subscript.empty()) return valid_subscript(subscript) ? pos_of_subscript(subscript, ascii_lower(base)) : Pos::kNone;
+  if (!subscript.empty())
+    return valid_subscript(subscript) ? pos_of_subscript(subscript, ascii_lower(base)) : Pos::kNone;
   return pos_of_regex_class(marker);
 }
 
@@ -298,10 +303,17 @@ struct SyntaxAnalyzer::Impl {
       for (std::size_t w = 0; w < words; ++w) {
         const char* word = linkage_get_word(linkage, w);
         switch (pos_of_word(word != nullptr ? word : "")) {
-          case Pos::kNoun: ++stats.nouns; break;
-          case Pos::kVerb: ++stats.verbs; break;
-          case Pos::kAdjective: ++stats.adjectives; break;
-          case Pos::kNone: break;
+          case Pos::kNoun:
+            ++stats.nouns;
+            break;
+          case Pos::kVerb:
+            ++stats.verbs;
+            break;
+          case Pos::kAdjective:
+            ++stats.adjectives;
+            break;
+          case Pos::kNone:
+            break;
         }
       }
       linkage_delete(linkage);
@@ -325,8 +337,10 @@ SyntaxAnalyzer::SyntaxAnalyzer() : impl_(std::make_unique<Impl>()) {
     std::string where = dir != nullptr ? dir : "(no data directory)";
     free(dir);
     throw std::runtime_error(
-        "SyntaxAnalyzer: cannot load link-grammar's English dictionary (package link-grammar-dictionaries-en; "
-        "data directory " + where + "): " + joined_messages());
+        "SyntaxAnalyzer: cannot load link-grammar's English dictionary (package "
+        "link-grammar-dictionaries-en; "
+        "data directory " +
+        where + "): " + joined_messages());
   }
   impl_->utf8 = make_utf8_locale();
   impl_->options = parse_options_create();

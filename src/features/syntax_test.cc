@@ -69,10 +69,11 @@ TEST(SyntaxAnalyzer, SurvivesHostileInput) {
   EXPECT_GT(s.nouns, 13);
 
   // Non-ASCII, invalid UTF-8, control bytes and garbage: no crash, sane numbers.
-  for (const std::string& text : {std::string("Le caf\u00e9 est tr\u00e8s bon. \u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8."),
-                                 std::string("caf\xe9 \xff\xfe bad utf8 \x01\x02"),
-                                 std::string("asdf qwer ;;; ^^^ 1234 zxcv !!! ((( ]]] {{ }} [?] [!<X>] .v .n"),
-                                 std::string(500, 'x')}) {
+  for (const std::string& text :
+       {std::string("Le caf\u00e9 est tr\u00e8s bon. \u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8."),
+        std::string("caf\xe9 \xff\xfe bad utf8 \x01\x02"),
+        std::string("asdf qwer ;;; ^^^ 1234 zxcv !!! ((( ]]] {{ }} [?] [!<X>] .v .n"),
+        std::string(500, 'x')}) {
     s = analyzer().analyze(text);
     EXPECT_GE(s.max_depth, 0);
     EXPECT_LE(s.max_depth, 40);

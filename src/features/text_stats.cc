@@ -20,9 +20,9 @@ using features::CharKind;
 // Abbreviations after which a '.' does not end a sentence (lower case, inner dots kept).
 // Not "no" ("The answer is no.") nor units ("5 mg."), which often end sentences.
 constexpr std::array<std::string_view, 34> kAbbreviations = {
-    "mr",  "mrs", "ms",   "dr",   "prof", "sr",  "jr",  "st",  "vs",  "e.g", "i.e", "cf",
-    "approx", "fig", "figs", "inc", "ltd", "co", "corp", "dept", "mt", "gen", "gov", "sen",
-    "rep", "al",  "ca",   "vol",  "pp",   "eq",  "eqs", "ref", "u.s", "u.k"};
+    "mr",     "mrs", "ms",   "dr",  "prof", "sr", "jr",   "st",   "vs",  "e.g", "i.e", "cf",
+    "approx", "fig", "figs", "inc", "ltd",  "co", "corp", "dept", "mt",  "gen", "gov", "sen",
+    "rep",    "al",  "ca",   "vol", "pp",   "eq", "eqs",  "ref",  "u.s", "u.k"};
 
 bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
@@ -122,7 +122,8 @@ std::vector<std::string> sentences(std::string_view text) {
     const bool single_dot = end == i + 1 && c == '.';
     while (end < text.size() && is_closer(text[end])) ++end;
     // Also closing typographic quotes ” ’ and » after the terminators.
-    while (end + 1 < text.size() && ((text.substr(end, 3) == "\xE2\x80\x9D" || text.substr(end, 3) == "\xE2\x80\x99"))) {
+    while (end + 1 < text.size() &&
+           ((text.substr(end, 3) == "\xE2\x80\x9D" || text.substr(end, 3) == "\xE2\x80\x99"))) {
       end += 3;
     }
     std::size_t next = end;
@@ -162,7 +163,8 @@ int syllable_count(std::string_view token) {
   if (groups > 1 && e_at != std::string::npos && consonant(e_at - 1)) {
     const char before = word[e_at - 1];
     const bool syllabic_le = before == 'l' && e_at >= 2 && consonant(e_at - 2);
-    const bool voiced_es = word.ends_with("es") && std::string_view("sxzcgh").find(before) != std::string_view::npos;
+    const bool voiced_es =
+        word.ends_with("es") && std::string_view("sxzcgh").find(before) != std::string_view::npos;
     const bool voiced_ed = word.ends_with("ed") && (before == 't' || before == 'd');
     if (!syllabic_le && !voiced_es && !voiced_ed) --groups;
   }

@@ -15,14 +15,17 @@ using Strings = std::vector<std::string>;
 
 TEST(WordTokens, WordsNumbersAndPunctuation) {
   EXPECT_EQ(word_tokens("Don't use 3.14 or 1,000."), (Strings{"Don't", "use", "3.14", "or", "1,000", "."}));
-  EXPECT_EQ(word_tokens("a 45-year-old's $300, 15%"), (Strings{"a", "45-year-old's", "$", "300", ",", "15", "%"}));
+  EXPECT_EQ(word_tokens("a 45-year-old's $300, 15%"),
+            (Strings{"a", "45-year-old's", "$", "300", ",", "15", "%"}));
   EXPECT_EQ(word_tokens("wait... \"yes\""), (Strings{"wait", ".", ".", ".", "\"", "yes", "\""}));
   // Curly apostrophe inside a word, em dash and curly quotes as punctuation, accented letters.
   EXPECT_EQ(word_tokens("it\u2019s \u2014 \u201ccaf\u00e9\u201d"),
             (Strings{"it\u2019s", "\u2014", "\u201c", "caf\u00e9", "\u201d"}));
   EXPECT_EQ(word_tokens("- well -"), (Strings{"-", "well", "-"}));  // hyphens not inside a word
   EXPECT_TRUE(word_tokens("  \n\t ").empty());
-  EXPECT_EQ(word_tokens("bad\xff" "byte"), (Strings{"bad", "byte"}));  // invalid UTF-8 is a space
+  EXPECT_EQ(word_tokens("bad\xff"
+                        "byte"),
+            (Strings{"bad", "byte"}));  // invalid UTF-8 is a space
 }
 
 TEST(Sentences, TerminatorsAndLineBreaks) {
@@ -33,9 +36,11 @@ TEST(Sentences, TerminatorsAndLineBreaks) {
 }
 
 TEST(Sentences, AbbreviationsDecimalsAndListMarkers) {
-  EXPECT_EQ(sentences("Dr. Smith gave 2.5 mg. It worked."), (Strings{"Dr. Smith gave 2.5 mg.", "It worked."}));
+  EXPECT_EQ(sentences("Dr. Smith gave 2.5 mg. It worked."),
+            (Strings{"Dr. Smith gave 2.5 mg.", "It worked."}));
   EXPECT_EQ(sentences("Some acids, e.g. HCl, are strong."), (Strings{"Some acids, e.g. HCl, are strong."}));
-  EXPECT_EQ(sentences("The answer is B. Option C is wrong."), (Strings{"The answer is B.", "Option C is wrong."}));
+  EXPECT_EQ(sentences("The answer is B. Option C is wrong."),
+            (Strings{"The answer is B.", "Option C is wrong."}));
   EXPECT_EQ(sentences("1. First point.\n2. Second point."), (Strings{"1. First point.", "2. Second point."}));
   // A lower-case word after the '.' continues the sentence.
   EXPECT_EQ(sentences("It costs approx. five dollars."), (Strings{"It costs approx. five dollars."}));

@@ -26,8 +26,8 @@ CharKind classify_code_point(char32_t cp) {
   if (cp == 0x00A0 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x202F || cp == 0x3000 || cp == 0xFEFF) {
     return CharKind::kSpace;
   }
-  if (cp == 0x2019) return CharKind::kApostrophe;                 // ’ (also a closing quote)
-  if (cp == 0x2010 || cp == 0x2011) return CharKind::kHyphen;     // ‐ ‑
+  if (cp == 0x2019) return CharKind::kApostrophe;              // ’ (also a closing quote)
+  if (cp == 0x2010 || cp == 0x2011) return CharKind::kHyphen;  // ‐ ‑
   if ((cp >= 0x2012 && cp <= 0x205E) || cp == 0x00AB || cp == 0x00BB || cp == 0x00B7 || cp == 0x00BF ||
       cp == 0x00A1 || cp == 0x00B0 || cp == 0x00A7 || cp == 0x00B6 || cp == 0x00D7 || cp == 0x00F7 ||
       (cp >= 0x3001 && cp <= 0x3011) || (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20)) {
@@ -131,7 +131,8 @@ bool is_word(std::string_view token) {
 
 std::string fold_token(std::string_view token) {
   std::string out = ascii_lower(token);
-  for (std::size_t pos = out.find("\xE2\x80\x99"); pos != std::string::npos; pos = out.find("\xE2\x80\x99", pos)) {
+  for (std::size_t pos = out.find("\xE2\x80\x99"); pos != std::string::npos;
+       pos = out.find("\xE2\x80\x99", pos)) {
     out.replace(pos, 3, "'");
   }
   return out;

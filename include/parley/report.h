@@ -41,6 +41,8 @@ struct SelectiveDecisions {
   DecisionBreakdown debated;        // single → MAD, debated units
   std::int64_t skipped_right_unknown = 0;  // skipped, single right, no MAD outcome
   std::int64_t skipped_wrong_unknown = 0;  // skipped, single wrong, no MAD outcome
+  // Counts one decision. `mad_right`: MAD's outcome on the unit (its own debate when debated).
+  void add(bool was_debated, bool single_right, std::optional<bool> mad_right);
   std::int64_t decisions() const {
     return skipped.units() + debated.units() + skipped_right_unknown + skipped_wrong_unknown;
   }

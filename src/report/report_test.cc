@@ -156,6 +156,68 @@ TEST(Summarize, NoBreakdownWithoutASingleProtocol) {
   EXPECT_EQ(summary_to_json(s).find("vs_single"), std::string::npos);
 }
 
+// A selective protocol's trigger event (protocols/selective.h).
+Transcript selective(const std::string& task, bool debated, bool single_correct, bool correct) {
+  Transcript t = debate("imad", task, correct, 100, 1);
+  t.events.push_back({0, "trigger",
+                      nlohmann::json{{"method", "imad"}, {"decision", debated ? "debate" : "skip"},
+                                     {"single_answer", "A"}, {"single_correct", single_correct}}.dump()});
+  return t;
+}
+
+// imad on six units; the MAD reference ran q1–q4 only:
+//   q1 skip, single ✓, mad ✗   → skipped r->w (beneficial: the skip avoided harm)
+//   q2 skip, single ✗, mad ✗   → skipped w->w (beneficial)
+//   q3 skip, single ✗, mad ✓   → skipped w->r (harmful: a fix missed)
+//   q4 debate, single ✓, own ✓ → debated r->r (wasted)
+//   q5 debate, single ✗, own ✓ → debated w->r (beneficial)
+//   q6 skip, single ✗, no mad  → unknown, left out of the rate
+// beneficial 3 of 5 judged decisions; 2 of 6 debated.
+TEST(Summarize, SelectiveDecisionsTakeMadsOutcomeOnSkippedUnitsFromTheReference) {
+  std::vector<Transcript> run = {selective("q1", false, true, true),  selective("q2", false, false, false),
+                                 selective("q3", false, false, false), selective("q4", true, true, true),
+                                 selective("q5", true, false, true),   selective("q6", false, false, false),
+                                 debate("mad", "q1", false, 100, 1),  debate("mad", "q2", false, 100, 1),
+                                 debate("mad", "q3", true, 100, 1),   debate("mad", "q4", true, 100, 1)};
+  const Summary s = summarize(run, {"imad", "mad"}, false);
+  ASSERT_TRUE(s.protocols[0].selective);
+  const SelectiveDecisions& d = *s.protocols[0].selective;
+  EXPECT_EQ(d.mad_reference, "mad");
+  EXPECT_EQ(d.skipped.right_wrong, 1);
+  EXPECT_EQ(d.skipped.wrong_wrong, 1);
+  EXPECT_EQ(d.skipped.wrong_right, 1);
+  EXPECT_EQ(d.skipped.right_right, 0);
+  EXPECT_EQ(d.debated.right_right, 1);
+  EXPECT_EQ(d.debated.wrong_right, 1);
+  EXPECT_EQ(d.skipped_wrong_unknown, 1);
+  EXPECT_EQ(d.decisions(), 6);
+  EXPECT_EQ(d.judged(), 5);
+  EXPECT_EQ(d.beneficial(), 3);
+  EXPECT_DOUBLE_EQ(d.beneficial_rate(), 0.6);
+  EXPECT_DOUBLE_EQ(d.debate_rate(), 2.0 / 6.0);
+  // Without the single baseline the reference has no row of its own.
+  EXPECT_FALSE(s.protocols[1].selective);
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j["protocols"][0]["selective"]["beneficial_rate"].get<double>(), 0.6);
+  const std::string table = render_table(s);
+  EXPECT_NE(table.find("selective debate decisions (iMAD Table 4)"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 skipped units have no MAD outcome"), std::string::npos) << table;
+}
+
+TEST(Summarize, FullMadDebatesEveryUnitAgainstTheSingleBaseline) {
+  auto run = breakdown_run();
+  for (auto& t : run)
+    if (t.protocol == "debate") t.protocol = "mad";
+  const Summary s = summarize(run, {"single", "mad"}, false);
+  ASSERT_TRUE(s.protocols[1].selective);
+  const SelectiveDecisions& d = *s.protocols[1].selective;
+  EXPECT_EQ(d.debated.units(), 5);
+  EXPECT_EQ(d.skipped.units(), 0);
+  EXPECT_DOUBLE_EQ(d.debate_rate(), 1.0);
+  EXPECT_DOUBLE_EQ(d.beneficial_rate(), 2.0 / 5.0);  // the two wrong->right units
+  EXPECT_FALSE(s.protocols[0].selective);             // single records no decisions
+}
+
 TEST(RenderTable, LabelsSimulatedNumbers) {
   const auto simulated = render_table(summarize(sample_run(), {}, true));
   const auto real = render_table(summarize(sample_run(), {}, false));

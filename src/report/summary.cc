@@ -97,10 +97,6 @@ std::optional<TriggerRecord> trigger_record(const Transcript& t) {
   return std::nullopt;
 }
 
-void count(DecisionBreakdown& b, bool single_right, bool mad_right) {
-  ++(single_right ? (mad_right ? b.right_right : b.right_wrong) : (mad_right ? b.wrong_right : b.wrong_wrong));
-}
-
 // iMAD Table 4 for a protocol with trigger events; nullopt when it records none.
 std::optional<SelectiveDecisions> selective_decisions(const std::vector<const Transcript*>& debates,
                                                       const UnitOutcomes* mad) {
@@ -111,22 +107,29 @@ std::optional<SelectiveDecisions> selective_decisions(const std::vector<const Tr
     const auto record = trigger_record(*t);
     if (!record) continue;
     any = true;
+    std::optional<bool> mad_right;
     if (record->debated) {
-      count(d.debated, record->single_correct, t->correct);
-      continue;
+      mad_right = t->correct;
+    } else if (mad) {
+      if (const auto it = mad->find({t->task_id, t->seed}); it != mad->end()) mad_right = it->second;
     }
-    const auto it = mad ? mad->find({t->task_id, t->seed}) : UnitOutcomes::const_iterator();
-    if (mad && it != mad->end()) {
-      count(d.skipped, record->single_correct, it->second);
-    } else {
-      ++(record->single_correct ? d.skipped_right_unknown : d.skipped_wrong_unknown);
-    }
+    d.add(record->debated, record->single_correct, mad_right);
   }
   if (!any) return std::nullopt;
   return d;
 }
 
 }  // namespace
+
+void SelectiveDecisions::add(bool was_debated, bool single_right, std::optional<bool> mad_right) {
+  if (!mad_right) {
+    // A debate always has its outcome; only a skipped unit can lack one.
+    ++(single_right ? skipped_right_unknown : skipped_wrong_unknown);
+    return;
+  }
+  DecisionBreakdown& b = was_debated ? debated : skipped;
+  ++(single_right ? (*mad_right ? b.right_right : b.right_wrong) : (*mad_right ? b.wrong_right : b.wrong_wrong));
+}
 
 Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<std::string>& protocol_order,
                   bool simulated, std::uint64_t bootstrap_seed) {

@@ -41,19 +41,25 @@ struct SelectiveDecisions {
   DecisionBreakdown debated;        // single → MAD, debated units
   std::int64_t skipped_right_unknown = 0;  // skipped, single right, no MAD outcome
   std::int64_t skipped_wrong_unknown = 0;  // skipped, single wrong, no MAD outcome
-  // Counts one decision. `mad_right`: MAD's outcome on the unit (its own debate when debated).
+  // Debated without a MAD outcome: only when evaluating a trigger on units it did not debate.
+  std::int64_t debated_right_unknown = 0;
+  std::int64_t debated_wrong_unknown = 0;
+  // Counts one decision. `mad_right`: MAD's outcome on the unit, if known.
   void add(bool was_debated, bool single_right, std::optional<bool> mad_right);
   std::int64_t decisions() const {
-    return skipped.units() + debated.units() + skipped_right_unknown + skipped_wrong_unknown;
+    return skipped.units() + debated.units() + skipped_right_unknown + skipped_wrong_unknown +
+           debated_right_unknown + debated_wrong_unknown;
   }
+  std::int64_t debates() const { return debated.units() + debated_right_unknown + debated_wrong_unknown; }
   std::int64_t beneficial() const {
     return skipped.right_right + skipped.right_wrong + skipped_right_unknown + skipped.wrong_wrong +
            debated.wrong_right;
   }
-  // Decisions whose benefit is known (a skipped wrong answer needs MAD's outcome).
-  std::int64_t judged() const { return decisions() - skipped_wrong_unknown; }
+  // Decisions whose benefit is known: MAD's outcome decides it for a wrong single answer only
+  // (debating a right one is never beneficial, skipping it always is).
+  std::int64_t judged() const { return decisions() - skipped_wrong_unknown - debated_wrong_unknown; }
   double beneficial_rate() const { return judged() ? static_cast<double>(beneficial()) / judged() : 0.0; }
-  double debate_rate() const { return decisions() ? static_cast<double>(debated.units()) / decisions() : 0.0; }
+  double debate_rate() const { return decisions() ? static_cast<double>(debates()) / decisions() : 0.0; }
 };
 
 // The MAD reference of SelectiveDecisions: the protocol labelled "mad".

@@ -123,8 +123,11 @@ std::optional<SelectiveDecisions> selective_decisions(const std::vector<const Tr
 
 void SelectiveDecisions::add(bool was_debated, bool single_right, std::optional<bool> mad_right) {
   if (!mad_right) {
-    // A debate always has its outcome; only a skipped unit can lack one.
-    ++(single_right ? skipped_right_unknown : skipped_wrong_unknown);
+    if (was_debated) {
+      ++(single_right ? debated_right_unknown : debated_wrong_unknown);
+    } else {
+      ++(single_right ? skipped_right_unknown : skipped_wrong_unknown);
+    }
     return;
   }
   DecisionBreakdown& b = was_debated ? debated : skipped;
@@ -212,6 +215,8 @@ std::string summary_to_json(const Summary& summary) {
                           {"skipped", cells(d->skipped)},
                           {"skipped_right_unknown", d->skipped_right_unknown},
                           {"skipped_wrong_unknown", d->skipped_wrong_unknown},
+                          {"debated_right_unknown", d->debated_right_unknown},
+                          {"debated_wrong_unknown", d->debated_wrong_unknown},
                           {"debated", cells(d->debated)},
                           {"beneficial", d->beneficial()},
                           {"judged", d->judged()},

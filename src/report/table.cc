@@ -48,7 +48,7 @@ std::string render_selective(const Summary& summary, std::size_t name_width) {
       return fmt::format("{:.1f}%", d.decisions() ? 100.0 * static_cast<double>(k) / d.decisions() : 0.0);
     };
     unknown += d.skipped_right_unknown + d.skipped_wrong_unknown;
-    row(p.name, name_width, d.decisions(), pct(d.debated.units()), pct(d.skipped.right_right + d.skipped_right_unknown),
+    row(p.name, name_width, d.decisions(), pct(d.debates()), pct(d.skipped.right_right + d.skipped_right_unknown),
         pct(d.skipped.right_wrong), pct(d.skipped.wrong_wrong), pct(d.skipped.wrong_right), pct(d.debated.wrong_right),
         pct(d.debated.right_right), pct(d.debated.right_wrong), pct(d.debated.wrong_wrong),
         fmt::format("{:.1f}%", 100.0 * d.beneficial_rate()), fmt::format("{:.2f}", p.apt));

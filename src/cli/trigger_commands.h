@@ -1,0 +1,44 @@
+#pragma once
+// `parley features` and `parley train-trigger`: iMAD's trigger from the command line
+// (include/parley/trigger.h).
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "parley/trigger_model.h"
+
+namespace parley::cli {
+
+struct FeaturesArgs {
+  std::string question;
+  std::string response_file;  // "-" = standard input
+  std::string model;          // optional: also score the response with this trigger model
+};
+
+struct TrainTriggerArgs {
+  std::string run_dir;
+  std::string out;
+  TrainOptions options;
+  double validation = 0.2;
+  double threshold = 0.7;
+  std::string mad_reference = "mad";
+  bool quiet = false;
+};
+
+struct TriggerCommands {
+  FeaturesArgs features_args;
+  TrainTriggerArgs train_args;
+  CLI::App* features = nullptr;
+  CLI::App* train = nullptr;
+};
+
+// Registers both subcommands on `app`; their arguments land in the returned struct, which must
+// outlive parsing.
+void add_trigger_commands(CLI::App& app, TriggerCommands& commands);
+
+int command_features(const FeaturesArgs& args);
+int command_train_trigger(const TrainTriggerArgs& args);
+
+}  // namespace parley::cli

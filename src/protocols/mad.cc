@@ -479,11 +479,10 @@ ParamSpec template_param(std::string name, std::string_view text, std::string he
 std::vector<ParamSpec> mad_params(bool opened) {
   std::vector<ParamSpec> params = {
       {"max_rounds", ParamKind::kInt, std::int64_t{5}, 1, 20, "debate rounds before the judge must decide"}};
+  params.push_back(template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"));
   if (opened) {
     params.push_back(template_param("affirmative_open_prompt", kAffirmativeOpen,
                                     "affirmative's round-1 template when the debate starts from the single agent's answer"));
-  } else {
-    params.push_back(template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"));
   }
   params.push_back(template_param("affirmative_prompt", kAffirmative, "affirmative's template for rounds 2.."));
   params.push_back(template_param("negative_prompt", kNegative, "negative's template"));
@@ -495,11 +494,8 @@ std::vector<ParamSpec> mad_params(bool opened) {
 MadSettings mad_settings(const ProtocolParams& p, bool opened) {
   MadSettings settings;
   settings.max_rounds = static_cast<int>(p.integer("max_rounds"));
-  if (opened) {
-    settings.templates.affirmative_open = p.text("affirmative_open_prompt");
-  } else {
-    settings.templates.affirmative_first = p.text("affirmative_first_prompt");
-  }
+  settings.templates.affirmative_first = p.text("affirmative_first_prompt");
+  if (opened) settings.templates.affirmative_open = p.text("affirmative_open_prompt");
   settings.templates.affirmative = p.text("affirmative_prompt");
   settings.templates.negative = p.text("negative_prompt");
   settings.templates.judge_round = p.text("judge_round_prompt");

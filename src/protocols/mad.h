@@ -30,7 +30,8 @@ struct MadOpening {
   std::string transcript;  // its response, shown as the first entry of {TRANSCRIPT}
 };
 
-// mad's parameters; `opened` adds the template of an opened debate's first affirmative turn.
+// mad's parameters; `opened` adds the template of an opened debate's first affirmative turn
+// (the other round-1 template stays: a single stage without an answer opens nothing).
 std::vector<ParamSpec> mad_params(bool opened);
 MadSettings mad_settings(const ProtocolParams& params, bool opened);
 

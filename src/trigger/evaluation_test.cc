@@ -1,9 +1,9 @@
 // roc_auc on small cases worked out pair by pair (ties count 1/2).
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "parley/trigger_model.h"
 

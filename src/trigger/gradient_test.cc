@@ -3,12 +3,12 @@
 // precision, every trainable parameter (both heads, w1, w2, ε, BatchNorm γ/β, Linear weights and
 // biases), each loss term alone and combined.
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "core/hash.h"
 #include "trigger/loss.h"

@@ -3,10 +3,10 @@
 
 #include "trigger/loss.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "parley/trigger_model.h"
 #include "trigger/mlp.h"

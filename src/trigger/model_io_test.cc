@@ -1,11 +1,13 @@
 // The trigger model file: bit-exact save/load round trip and from_json's one-line errors.
 
-#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "parley/trigger_model.h"
 #include "trigger/trigger_test_support.h"

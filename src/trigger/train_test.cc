@@ -1,11 +1,11 @@
 // TriggerModel::train: input errors, that a run lowers the loss, that the default 6 × 200
 // network separates a separable synthetic set, determinism, and score()'s checks.
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "parley/trigger_model.h"
 #include "trigger/trigger_test_support.h"

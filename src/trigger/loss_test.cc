@@ -1,0 +1,197 @@
+// FocusCal terms (iMAD eqs. 6–8) on pinned inputs worked out by hand, the batch objective's
+// agreement with the public helpers, and parse_loss_spec on good and bad specs.
+
+#include "trigger/loss.h"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "parley/trigger_model.h"
+#include "trigger/mlp.h"
+
+namespace parley {
+namespace {
+
+const FocusCalParams kDefaults;  // α0 2, α1 1, γ 2, λ 6, μ 5, B 15, τ 0.7
+
+TEST(FocalLoss, PinnedValues) {
+  // eq. (6) with α1 = 1, α0 = 2, γ = 2:
+  //   p .5, y 1: −1·.5²·ln .5 = .25·ln 2      = 0.173286795
+  //   p .5, y 0: −2·.5²·ln .5 = .5·ln 2       = 0.346573590
+  //   p .9, y 1: −1·.1²·ln .9 = .01·0.1053605 = 0.001053605
+  //   p .8, y 0: −2·.8²·ln .2 = 1.28·1.6094379 = 2.060080528
+  // mean = 2.580994518 / 4 = 0.645248630
+  EXPECT_NEAR(focal_loss({0.5, 0.5, 0.9, 0.8}, {1, 0, 1, 0}, kDefaults), 0.6452486296, 1e-9);
+  EXPECT_NEAR(focal_loss({0.5}, {1}, kDefaults), 0.1732867951, 1e-9);
+  EXPECT_NEAR(focal_loss({0.8}, {0}, kDefaults), 2.0600805279, 1e-9);
+  // A confident correct answer costs almost nothing: .01²·(−ln .99) = 1.005e-6.
+  EXPECT_NEAR(focal_loss({0.99}, {1}, kDefaults), 1.00503e-6, 1e-10);
+  EXPECT_EQ(focal_loss({}, {}, kDefaults), 0.0);
+  EXPECT_THROW((void)focal_loss({0.5}, {1, 0}, kDefaults), std::invalid_argument);
+}
+
+TEST(FocalLoss, GammaZeroAlphaOneIsCrossEntropy) {
+  FocusCalParams p;
+  p.alpha0 = p.alpha1 = 1.0;
+  p.gamma = 0.0;
+  // −(ln .25 + ln(1 − .4))/2 = (1.3862944 + 0.5108256)/2 = 0.9485600
+  EXPECT_NEAR(focal_loss({0.25, 0.4}, {1, 0}, p), 0.9485599924, 1e-9);
+}
+
+TEST(ConfidencePenalty, PinnedValues) {
+  // eq. (7), τ = 0.7:
+  //   p .8, y 0, u .3: p > τ → u² = .09
+  //   p .6, y 0, u .4: p ≤ τ → 0
+  //   p .5, y 1, u .2: p < τ → (1 − .2)² = .64
+  //   p .9, y 1, u .5: p ≥ τ → 0
+  //   p .7, y 0, u .9: p = τ is not > τ → 0
+  // mean = .73 / 5 = .146
+  EXPECT_NEAR(
+      confidence_penalty({0.8, 0.6, 0.5, 0.9, 0.7}, {0.3, 0.4, 0.2, 0.5, 0.9}, {0, 0, 1, 1, 0}, kDefaults),
+      0.146, 1e-12);
+  EXPECT_NEAR(confidence_penalty({0.71}, {1.0}, {0}, kDefaults), 1.0, 1e-12);
+  EXPECT_EQ(confidence_penalty({0.1}, {1.0}, {1}, kDefaults), 0.0);  // (1 − 1)² = 0
+  EXPECT_THROW((void)confidence_penalty({0.5}, {0.5, 0.5}, {1}, kDefaults), std::invalid_argument);
+}
+
+TEST(ExpectedCalibrationError, PinnedValues) {
+  const std::vector<double> p = {0.1, 0.15, 0.5, 0.55, 0.9, 1.0};
+  const std::vector<int> y = {0, 1, 1, 0, 1, 1};
+  // 5 bins, bin = floor(5p): .1, .15 → 0; .5, .55 → 2; .9 and 1.0 → 4 (p = 1 in the last bin).
+  //   bin 0: |.25 − 1| = .75; bin 2: |1.05 − 1| = .05; bin 4: |1.9 − 2| = .1 → .9 / 6 = .15
+  EXPECT_NEAR(expected_calibration_error(p, y, 5), 0.15, 1e-12);
+  // 15 bins: every score alone (bins 1, 2, 7, 8, 13, 14):
+  //   .1 + .85 + .5 + .55 + .1 + 0 = 2.1 → 2.1 / 6 = .35
+  EXPECT_NEAR(expected_calibration_error(p, y), 0.35, 1e-12);
+  // One bin: |Σp − Σy| / N = |3.2 − 4| / 6 = .8 / 6.
+  EXPECT_NEAR(expected_calibration_error(p, y, 1), 0.8 / 6.0, 1e-12);
+  // Calibrated within the bin: four at .25 with one correct → |1 − 1| = 0.
+  EXPECT_NEAR(expected_calibration_error({0.25, 0.25, 0.25, 0.25}, {1, 0, 0, 0}), 0.0, 1e-15);
+  EXPECT_EQ(expected_calibration_error({}, {}), 0.0);
+}
+
+TEST(CalibrationBin, EdgesGoUpAndOneGoesToTheLastBin) {
+  EXPECT_EQ(trigger::calibration_bin(0.0, 15), 0);
+  EXPECT_EQ(trigger::calibration_bin(0.5, 4), 2);  // floor(2.0)
+  EXPECT_EQ(trigger::calibration_bin(0.999, 15), 14);
+  EXPECT_EQ(trigger::calibration_bin(1.0, 15), 14);
+}
+
+// The batch objective evaluated on logits agrees with the public per-term helpers on p = σ(z).
+TEST(BatchLoss, AgreesWithThePublicHelpers) {
+  const std::vector<double> z_values = {-1.2, 0.3, 2.0, 0.9, -0.4, 1.6};
+  const std::vector<double> lu_values = {0.5, -1.0, 0.2, 1.4, -0.3, 0.0};
+  const std::vector<int> y = {0, 1, 0, 1, 1, 0};
+  Eigen::RowVectorXd z(6), lu(6);
+  std::vector<double> p, u;
+  for (int i = 0; i < 6; ++i) {
+    z[i] = z_values[i];
+    lu[i] = lu_values[i];
+    p.push_back(trigger::sigmoid(z[i]));
+    u.push_back(trigger::sigmoid(lu[i]));
+  }
+  auto value = [&](const char* spec) {
+    return trigger::batch_loss(parse_loss_spec(spec, kDefaults).value(), kDefaults, z, lu, y).value;
+  };
+  const double af = focal_loss(p, y, kDefaults);
+  const double cp = confidence_penalty(p, u, y, kDefaults);
+  const double ece = expected_calibration_error(p, y, kDefaults.bins);
+  EXPECT_GT(cp, 0.0);
+  EXPECT_NEAR(value("af"), af, 1e-12);
+  EXPECT_NEAR(value("cp"), 6.0 * cp, 1e-12);                         // default weight λ
+  EXPECT_NEAR(value("ece"), 5.0 * ece, 1e-12);                       // default weight μ
+  EXPECT_NEAR(value("focuscal"), af + 6.0 * cp + 5.0 * ece, 1e-12);  // eq. (5)
+  double bce = 0.0, mse = 0.0;
+  for (int i = 0; i < 6; ++i) {
+    bce -= y[i] == 1 ? std::log(p[i]) : std::log(1.0 - p[i]);
+    mse += (p[i] - y[i]) * (p[i] - y[i]);
+  }
+  EXPECT_NEAR(value("bce"), bce / 6.0, 1e-12);
+  EXPECT_NEAR(value("mse"), mse / 6.0, 1e-12);
+  EXPECT_NEAR(value("af+cp+bce"), af + 6.0 * cp + 5.0 * bce / 6.0, 1e-12);  // bce in ece's slot: μ
+}
+
+TEST(BatchLoss, BceAtZeroLogitIsLogTwo) {
+  Eigen::RowVectorXd z = Eigen::RowVectorXd::Zero(2), lu = Eigen::RowVectorXd::Zero(2);
+  const trigger::BatchLoss l =
+      trigger::batch_loss(parse_loss_spec("bce", kDefaults).value(), kDefaults, z, lu, {1, 0});
+  EXPECT_NEAR(l.value, std::log(2.0), 1e-15);  // −ln .5 for both
+  EXPECT_NEAR(l.dz[0], -0.25, 1e-15);          // (p − y)/N = (.5 − 1)/2
+  EXPECT_NEAR(l.dz[1], 0.25, 1e-15);
+}
+
+TEST(BatchLoss, SaturatedLogitsStayFinite) {
+  Eigen::RowVectorXd z(2), lu = Eigen::RowVectorXd::Zero(2);
+  z << -800.0, 800.0;  // p underflows to 0 and 1
+  const trigger::BatchLoss l =
+      trigger::batch_loss(parse_loss_spec("af+bce", kDefaults).value(), kDefaults, z, lu, {1, 0});
+  EXPECT_TRUE(std::isfinite(l.value));
+  // z −800, y 1: af 1·1·800, bce 800; z 800, y 0: af 2·1·800, bce 800 → 4000 / 2 = 2000.
+  EXPECT_NEAR(l.value, 2000.0, 1e-9);
+  EXPECT_TRUE(std::isfinite(l.dz[0]) && std::isfinite(l.dz[1]));
+}
+
+TEST(ParseLossSpec, CanonicalFormsAndDefaultWeights) {
+  auto text = [](const char* s) { return parse_loss_spec(s, kDefaults)->text; };
+  EXPECT_EQ(text("focuscal"), "af+6*cp+5*ece");
+  EXPECT_EQ(text(" FocusCal "), "af+6*cp+5*ece");
+  EXPECT_EQ(text("af+cp+ece"), "af+6*cp+5*ece");
+  EXPECT_EQ(text("ece + cp + af"), "af+6*cp+5*ece");  // canonical order
+  EXPECT_EQ(text("bce"), "bce");
+  EXPECT_EQ(text("mse"), "mse");
+  EXPECT_EQ(text("af"), "af");
+  EXPECT_EQ(text("af+cp"), "af+6*cp");
+  EXPECT_EQ(text("af+cp+bce"), "af+6*cp+5*bce");  // App. C.2 (iii): replaces ece, keeps μ
+  EXPECT_EQ(text("af+cp+mse"), "af+6*cp+5*mse");
+  EXPECT_EQ(text("af+bce"), "af+bce");  // not in ece's slot: weight 1
+  EXPECT_EQ(text("af+cp+ece+bce"), "af+6*cp+5*ece+bce");
+  EXPECT_EQ(text("af+6*cp+5*ece"), "af+6*cp+5*ece");
+  EXPECT_EQ(text("2.5*af+cp"), "2.5*af+6*cp");
+  EXPECT_EQ(text("1*cp"), "cp");
+  EXPECT_EQ(text("0*ece+af"), "af+0*ece");
+
+  const LossSpec s = parse_loss_spec("af+0.5*cp+ece", kDefaults).value();
+  ASSERT_EQ(s.terms.size(), 3u);
+  EXPECT_EQ(s.terms[0].term, LossTerm::kAsymmetricFocal);
+  EXPECT_EQ(s.terms[0].weight, 1.0);
+  EXPECT_EQ(s.terms[1].term, LossTerm::kConfidencePenalty);
+  EXPECT_EQ(s.terms[1].weight, 0.5);
+  EXPECT_EQ(s.terms[2].term, LossTerm::kCalibration);
+  EXPECT_EQ(s.terms[2].weight, 5.0);
+  // The canonical text is a fixed point.
+  EXPECT_EQ(text(s.text.c_str()), s.text);
+
+  FocusCalParams other;
+  other.lambda = 2.0;
+  other.mu = 0.25;
+  EXPECT_EQ(parse_loss_spec("focuscal", other)->text, "af+2*cp+0.25*ece");
+}
+
+TEST(ParseLossSpec, RejectsBadSpecsWithAClearMessage) {
+  auto error = [](const char* s) {
+    const Result<LossSpec> r = parse_loss_spec(s, kDefaults);
+    EXPECT_FALSE(r.ok()) << s;
+    return r.ok() ? std::string() : r.error().message;
+  };
+  EXPECT_NE(error("foo").find("unknown term 'foo'"), std::string::npos);
+  EXPECT_NE(error("af+focal").find("unknown term 'focal'"), std::string::npos);
+  EXPECT_NE(error("").find("empty"), std::string::npos);
+  EXPECT_NE(error("af+").find("empty term"), std::string::npos);
+  EXPECT_NE(error("af++cp").find("empty term"), std::string::npos);
+  EXPECT_NE(error("af+af").find("twice"), std::string::npos);
+  EXPECT_NE(error("x*af").find("bad weight 'x'"), std::string::npos);
+  EXPECT_NE(error("*af").find("bad weight"), std::string::npos);
+  EXPECT_NE(error("2x*af").find("bad weight"), std::string::npos);
+  EXPECT_NE(error("1e999*af").find("bad weight"), std::string::npos);
+  EXPECT_NE(error("-1*af").find("non-negative"), std::string::npos);
+  EXPECT_NE(error("inf*af").find("non-negative"), std::string::npos);
+  EXPECT_NE(error("nan*af").find("non-negative"), std::string::npos);
+  EXPECT_NE(error("focuscal+bce").find("stands alone"), std::string::npos);
+  EXPECT_NE(error("2*").find("unknown term ''"), std::string::npos);
+  EXPECT_EQ(error("bogus").rfind("loss spec 'bogus': ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace parley

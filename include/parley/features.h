@@ -106,6 +106,10 @@ class SyntaxAnalyzer {
   std::unique_ptr<Impl> impl_;
 };
 
+// The input of a self-critique response: its sections as parse_self_critique reads them
+// (parley/self_critique.h); the answers play no part in the features.
+FeatureInput self_critique_feature_input(std::string_view question, std::string_view response);
+
 // All 41 features, in trigger_feature_names() order. Owns a SyntaxAnalyzer. Not thread-safe.
 class FeatureExtractor {
  public:

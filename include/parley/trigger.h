@@ -18,10 +18,6 @@
 
 namespace parley {
 
-// The features' input from a self-critique response: its sections as parse_self_critique reads
-// them (the answers play no part in the features).
-FeatureInput self_critique_feature_input(std::string_view question, std::string_view response);
-
 struct TriggerExample {
   std::string task_id;
   std::uint64_t seed = 0;

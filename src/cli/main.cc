@@ -1,4 +1,4 @@
-// parley command line: run, report, protocols. Uses only the public API in include/parley/.
+// parley command line: run, report, compare, protocols, features, train-trigger. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 130 interrupted.
 #include <algorithm>
 #include <atomic>
@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/progress.h"
+#include "cli/trigger_commands.h"
 #include "parley/config.h"
 #include "parley/protocol.h"
 #include "parley/report.h"
@@ -206,6 +207,9 @@ int main_impl(int argc, char** argv) {
 
   auto* protocols = app.add_subcommand("protocols", "List the protocols with their parameters and defaults");
 
+  TriggerCommands trigger;
+  add_trigger_commands(app, trigger);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -215,6 +219,8 @@ int main_impl(int argc, char** argv) {
   if (report->parsed()) return command_report(report_dir, report_json);
   if (compare->parsed()) return command_compare(compare_args);
   if (protocols->parsed()) return command_protocols();
+  if (trigger.features->parsed()) return command_features(trigger.features_args);
+  if (trigger.train->parsed()) return command_train_trigger(trigger.train_args);
   return kExitUsage;
 }
 

@@ -95,6 +95,8 @@ void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
       ->check(CLI::Range(0.0, 0.9));
   c.train->add_option("--mad-reference", t.mad_reference, "Protocol label whose outcome stands for MAD's on skipped units")
       ->capture_default_str();
+  c.train->add_option("--examples-out", t.examples_out,
+                      "Also write every example (unit, split, label, MAD outcome, features) as JSON lines");
   c.train->add_flag("--quiet", t.quiet, "Print nothing but errors");
 }
 
@@ -145,6 +147,22 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     return kExitUsage;
   }
   const TriggerSplit split = split_by_task(examples, args.validation, args.options.seed);
+  if (!args.examples_out.empty()) {
+    std::ofstream out(args.examples_out);
+    for (const auto* part : {&split.train, &split.validation}) {
+      for (const TriggerExample& e : *part) {
+        nlohmann::ordered_json line{{"task_id", e.task_id}, {"seed", e.seed}, {"protocol", e.protocol},
+                                    {"split", part == &split.train ? "train" : "validation"}, {"label", e.label}};
+        line["mad_correct"] = e.mad_correct ? nlohmann::ordered_json(*e.mad_correct) : nlohmann::ordered_json(nullptr);
+        for (std::size_t i = 0; i < e.features.size(); ++i) line["features"][trigger_feature_names()[i]] = e.features[i];
+        out << line.dump() << "\n";
+      }
+    }
+    if (!out) {
+      fmt::print(stderr, "parley: {}: cannot write the examples\n", args.examples_out);
+      return kExitRuntime;
+    }
+  }
   std::vector<EpochLog> log;
   auto trained = TriggerModel::train(training_set(split.train), args.options, &log);
   if (!trained) {

@@ -24,6 +24,7 @@ struct TrainTriggerArgs {
   double validation = 0.2;
   double threshold = 0.7;
   std::string mad_reference = "mad";
+  std::string examples_out;  // optional: every example as a JSONL line (features, label, split)
   bool quiet = false;
 };
 

@@ -7,7 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parley/trigger.h"
+#include "parley/features.h"
+#include "parley/trigger_model.h"
 #include "protocols/protocols.h"
 #include "protocols/selective.h"
 #include "protocols/self_critique.h"
@@ -56,13 +57,13 @@ std::string check_model(const ParamValue& value) {
 }  // namespace
 
 ProtocolInfo imad_protocol() {
-  ParamSpec model{"trigger_model", ParamKind::kPath, std::string(), std::nullopt, std::nullopt,
+  ParamSpec model_file{"trigger_model", ParamKind::kPath, std::string(), std::nullopt, std::nullopt,
                   "the debate-decision classifier, a file written by `parley train-trigger` "
                   "(examples/imad-trigger.json is one trained on simulated data)"};
-  model.check = check_model;
-  model.required = true;
+  model_file.check = check_model;
+  model_file.required = true;
   std::vector<ParamSpec> params = {
-      std::move(model),
+      std::move(model_file),
       {"threshold", ParamKind::kDouble, -1.0, -1.0, 1.0,
        "debate when p < threshold (iMAD τ); -1 = the threshold stored in the model file"}};
   for (ParamSpec& spec : mad_params(true)) params.push_back(std::move(spec));

@@ -16,5 +16,6 @@ ProtocolInfo mad_protocol();               // mad.cc
 ProtocolInfo group_debate_protocol();      // group_debate.cc
 ProtocolInfo self_critique_protocol();     // self_critique.cc
 ProtocolInfo down_protocol();              // down.cc
+ProtocolInfo imad_protocol();              // imad.cc
 
 }  // namespace parley

@@ -17,6 +17,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       group_debate_protocol(),
       self_critique_protocol(),
       down_protocol(),
+      imad_protocol(),
   };
   return registry;
 }

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
-#include "parley/self_critique.h"
 #include "parley/trigger.h"
 
 namespace parley {
@@ -34,22 +33,6 @@ const MessageRecord* last_self_critique(const Transcript& t) {
 }
 
 }  // namespace
-
-FeatureInput self_critique_feature_input(std::string_view question, std::string_view response) {
-  Task task;  // the sections alone matter: a free-text task reads any answer
-  task.question = std::string(question);
-  task.answer_type = AnswerType::kText;
-  const SelfCritique parsed = parse_self_critique(response, task);
-  FeatureInput input;
-  input.question = std::string(question);
-  input.response = std::string(response);
-  input.initial_reasoning = parsed.initial_reasoning;
-  input.critique_reasoning = parsed.critique;
-  input.initial_confidence = parsed.initial.confidence;
-  input.negative_confidence = parsed.critique_confidence;
-  input.final_confidence = parsed.final.confidence;
-  return input;
-}
 
 std::vector<TriggerExample> trigger_examples(const std::vector<Transcript>& transcripts,
                                              const FeatureExtractor& extractor, std::string_view mad_reference) {

@@ -1,0 +1,23 @@
+// self_critique_feature_input: a self-critique response split into what the features read.
+#include "parley/features.h"
+#include "parley/self_critique.h"
+
+namespace parley {
+
+FeatureInput self_critique_feature_input(std::string_view question, std::string_view response) {
+  Task task;  // the sections alone matter: a free-text task reads any answer
+  task.question = std::string(question);
+  task.answer_type = AnswerType::kText;
+  const SelfCritique parsed = parse_self_critique(response, task);
+  FeatureInput input;
+  input.question = std::string(question);
+  input.response = std::string(response);
+  input.initial_reasoning = parsed.initial_reasoning;
+  input.critique_reasoning = parsed.critique;
+  input.initial_confidence = parsed.initial.confidence;
+  input.negative_confidence = parsed.critique_confidence;
+  input.final_confidence = parsed.final.confidence;
+  return input;
+}
+
+}  // namespace parley

@@ -1,0 +1,129 @@
+// Black-box tests of `parley features` and `parley train-trigger`, and of imad's configuration
+// errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "integration/cli_support.h"
+
+namespace parley::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+const char* kResponse =
+    "Initial answer: A\nInitial reasoning: Mars looks large, so it may be the biggest.\nInitial confidence: 70%\n"
+    "Self-critique: However, Jupiter is a gas giant and could well be larger.\nAlternative answer: B\n"
+    "Critique confidence: 45%\nFinal answer: A\nFinal confidence: 60%\n";
+
+std::string model_path() { return (source_dir() / "examples/imad-trigger.json").string(); }
+
+TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
+  const auto dir = scratch_dir("features");
+  write_file(dir / "response.txt", kResponse);
+  const auto r = run_parley({"features", "--question", "Which planet is largest?", "--response", "response.txt"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json out = Json::parse(r.out);
+  ASSERT_EQ(out["features"].size(), 41u);
+  EXPECT_LT(r.out.find("\"QuestionToken\""), r.out.find("\"AnswerToken\""));
+  EXPECT_LT(r.out.find("\"FinalConfidence\""), r.out.find("\"NegativeReason_SyntacticDepth\""));
+  EXPECT_DOUBLE_EQ(out["features"]["QuestionToken"].get<double>(), 5.0);  // Which planet is largest ?
+  EXPECT_DOUBLE_EQ(out["features"]["qtype_other"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(out["features"]["InitialConfidence"].get<double>(), 0.70);
+  EXPECT_DOUBLE_EQ(out["features"]["NegativeConfidence"].get<double>(), 0.45);
+  EXPECT_DOUBLE_EQ(out["features"]["FinalConfidence"].get<double>(), 0.60);
+  EXPECT_FALSE(out.contains("trigger"));
+
+  const auto scored = run_parley(
+      {"features", "--question", "Which planet is largest?", "--response", "response.txt", "--model", model_path()}, dir);
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  const Json trigger = Json::parse(scored.out)["trigger"];
+  EXPECT_DOUBLE_EQ(trigger["threshold"].get<double>(), 0.7);
+  EXPECT_EQ(trigger["decision"], trigger["p"].get<double>() < 0.7 ? "debate" : "skip");
+
+  const auto missing = run_parley({"features", "--question", "q", "--response", "nope.txt"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.txt: cannot read"), std::string::npos) << missing.err;
+}
+
+TEST(TriggerCli, TrainTriggerLearnsFromARunAndWritesAModelImadCanUse) {
+  const auto dir = scratch_dir("train-trigger");
+  const std::string data = (source_dir() / "examples/data/mc-sample.jsonl").string();
+  write_file(dir / "train.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+             "dataset: {path: " + data + ", limit: 20}\n"
+             "protocols:\n  - {name: self_critique, agents: [a1]}\n  - {name: mad, agents: [a1, a2]}\n"
+             "seeds: [1, 2, 3]\n");
+  ASSERT_EQ(run_parley({"run", "train.yaml", "--out", "run", "--quiet"}, dir).exit_code, 0);
+  const auto r = run_parley({"train-trigger", "run", "--out", "model.json", "--layers", "2", "--hidden", "16",
+                             "--epochs", "5", "--validation", "0.3", "--examples-out", "examples.jsonl"},
+                            dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMULATED: 60 self-critique responses from run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("validation: AUC"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("beneficial decisions"), std::string::npos) << r.out;
+  const Json model = Json::parse(read_file(dir / "model.json"));
+  EXPECT_EQ(model["format"], "parley-trigger-model");
+  EXPECT_EQ(model["feature_names"].size(), 41u);
+  EXPECT_DOUBLE_EQ(model["threshold"].get<double>(), 0.7);
+  EXPECT_EQ(model["metadata"]["simulated"], true);
+  EXPECT_EQ(model["metadata"]["examples"], 60);
+  EXPECT_EQ(model["metadata"]["epoch_loss"].size(), 5u);
+  EXPECT_TRUE(model["metadata"].contains("validation"));
+  const std::string lines = read_file(dir / "examples.jsonl");
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 60);
+
+  // The model drives imad.
+  write_file(dir / "imad.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+             "dataset: {path: " + data + ", limit: 4}\n"
+             "protocols:\n  - {name: imad, agents: [a1, a2], trigger_model: model.json, threshold: 0.5}\n");
+  const auto imad = run_parley({"run", "imad.yaml", "--out", "imad-run"}, dir);
+  EXPECT_EQ(imad.exit_code, 0) << imad.err;
+  EXPECT_NE(imad.out.find("selective debate decisions"), std::string::npos) << imad.out;
+}
+
+TEST(TriggerCli, TrainTriggerErrorsAreOneLine) {
+  const auto dir = scratch_dir("train-trigger-errors");
+  write_file(dir / "single.yaml",
+             "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+             "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 3}\n"
+             "protocols:\n  - {name: single}\n");
+  ASSERT_EQ(run_parley({"run", "single.yaml", "--out", "run", "--quiet"}, dir).exit_code, 0);
+  const auto empty = run_parley({"train-trigger", "run", "--out", "m.json"}, dir);
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no self-critique responses"), std::string::npos) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.json"));
+
+  const auto missing = run_parley({"train-trigger", "nowhere", "--out", "m.json"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+TEST(TriggerCli, ImadWithoutAModelOrWithABadOneIsAConfigError) {
+  const auto dir = scratch_dir("imad-config");
+  const std::string head = "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+                           "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() +
+                           ", limit: 2}\nprotocols:\n";
+  write_file(dir / "none.yaml", head + "  - {name: imad}\n");
+  const auto none = run_parley({"run", "none.yaml"}, dir);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("protocol imad needs 'trigger_model'"), std::string::npos) << none.err;
+
+  write_file(dir / "missing.yaml", head + "  - {name: imad, trigger_model: absent.json}\n");
+  const auto missing = run_parley({"run", "missing.yaml"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("file not found: absent.json"), std::string::npos) << missing.err;
+
+  write_file(dir / "bad.json", "{\"format\": \"something else\"}");
+  write_file(dir / "bad.yaml", head + "  - {name: imad, trigger_model: bad.json}\n");
+  const auto bad = run_parley({"run", "bad.yaml"}, dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_NE(bad.err.find("trigger_model"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace parley::testing

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "parley/answer.h"
+#include "parley/self_critique.h"
 
 namespace parley {
 namespace {
@@ -57,6 +58,16 @@ void check_any_input(const std::string& bytes) {
     }
     ASSERT_TRUE(answers_match(task, *answer.value) || !answers_match(task, *answer.value));
   }
+  for (AnswerType type : {AnswerType::kChoice, AnswerType::kNumber, AnswerType::kText}) {
+    const SelfCritique critique = parse_self_critique(text, task_of(type));
+    for (const auto& c : {critique.initial.confidence, critique.critique_confidence, critique.final.confidence}) {
+      if (!c) continue;
+      ASSERT_GE(*c, 0.0);
+      ASSERT_LE(*c, 1.0);
+    }
+    ASSERT_EQ(critique.complete(), critique.problem().empty());
+    ASSERT_LE(critique.missing.size(), 7u);
+  }
   const std::string normalized = normalize_text(text);
   ASSERT_EQ(normalized.find("  "), std::string::npos);
   if (!normalized.empty()) {
@@ -82,7 +93,8 @@ TEST(AnswerFuzz, RandomFragments) {
       "e-", "1e308", "99999999999999999999", "Confidence", "confidence: ", "confident", "sure",
       "out of ", "level", "Option ", "option", "Jupiter", "mars", "the ", "Dengue ", "60%", " and ",
       ";", "P(", "- ", "\xE2", "\xE2\x88", "\xE2\x88\x92", "\xE2\x80\x94", "\xE2\x89\x88", "\xC2",
-      "\xC2\xA0", "\xC3\xA9", "\t", "'", "\"", "`", "_", "\\", "0/0", "1/0", ".5", "5."};
+      "\xC2\xA0", "\xC3\xA9", "\t", "'", "\"", "`", "_", "\\", "0/0", "1/0", ".5", "5.",
+      "Initial answer:", "Self-critique:", "Critique confidence: ", "Final confidence:", "1. ", "## "};
   std::mt19937 rng(777);
   for (int i = 0; i < 4000; ++i) {
     std::string text;

@@ -68,7 +68,7 @@ void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
 
   TrainTriggerArgs& t = c.train_args;
   c.train = app.add_subcommand("train-trigger", "Train iMAD's debate-decision classifier on a run's self-critique responses");
-  c.train->add_option("run_dir", t.run_dir, "Run directory with self_critique or imad debates")->required();
+  c.train->add_option("run_dir", t.run_dir, "Run directory with self_critique or imad debates");
   c.train->add_option("--out", t.out, "Model file to write (JSON)")->required();
   c.train->add_option("--loss", t.options.loss,
                       "Loss: focuscal (= af+cp+ece), bce, mse, or terms joined by '+' from af, cp, ece, bce, mse, "
@@ -97,6 +97,8 @@ void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
       ->capture_default_str();
   c.train->add_option("--examples-out", t.examples_out,
                       "Also write every example (unit, split, label, MAD outcome, features) as JSON lines");
+  c.train->add_option("--examples-in", t.examples_in,
+                      "Train on examples written by --examples-out instead of a run (skips feature extraction)");
   c.train->add_flag("--quiet", t.quiet, "Print nothing but errors");
 }
 
@@ -131,19 +133,66 @@ int command_features(const FeaturesArgs& args) {
   return 0;
 }
 
+// Examples as --examples-out wrote them; Error names the line.
+Result<std::vector<TriggerExample>> read_examples(const std::string& path, bool& simulated) {
+  std::ifstream in(path);
+  if (!in) return Error{fmt::format("{}: cannot read the examples", path)};
+  std::vector<TriggerExample> out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto bad = [&](const std::string& why) { return Error{fmt::format("{}:{}: {}", path, number, why)}; };
+    if (!j.is_object() || !j.contains("features") || !j["features"].is_object() || !j.contains("label"))
+      return bad("expected an object with \"features\" and \"label\" (as --examples-out writes)");
+    TriggerExample e;
+    e.task_id = j.value("task_id", "");
+    e.seed = j.value("seed", std::uint64_t{0});
+    e.protocol = j.value("protocol", "");
+    e.label = j["label"].is_number_integer() ? j["label"].get<int>() : -1;
+    if (e.label != 0 && e.label != 1) return bad("label must be 0 or 1");
+    if (j.contains("mad_correct") && j["mad_correct"].is_boolean()) e.mad_correct = j["mad_correct"].get<bool>();
+    for (const auto& name : trigger_feature_names()) {
+      const auto it = j["features"].find(name);
+      if (it == j["features"].end() || !it->is_number()) return bad("feature " + name + " is missing");
+      e.features.push_back(it->get<double>());
+    }
+    simulated = simulated || j.value("simulated", false);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 int command_train_trigger(const TrainTriggerArgs& args) {
-  auto run = read_run(args.run_dir);
-  if (!run) {
-    fmt::print(stderr, "parley: {}\n", run.error().message);
+  if (args.run_dir.empty() == args.examples_in.empty()) {
+    fmt::print(stderr, "parley: train-trigger needs a run directory or --examples-in, not both\n");
     return kExitUsage;
   }
-  const FeatureExtractor extractor;
-  const std::vector<TriggerExample> examples = trigger_examples(run->transcripts, extractor, args.mad_reference);
+  std::vector<TriggerExample> examples;
+  bool simulated = false;
+  const std::string source = args.examples_in.empty() ? args.run_dir : args.examples_in;
+  if (!args.examples_in.empty()) {
+    auto read = read_examples(args.examples_in, simulated);
+    if (!read) {
+      fmt::print(stderr, "parley: {}\n", read.error().message);
+      return kExitUsage;
+    }
+    examples = std::move(read).value();
+  } else {
+    auto run = read_run(args.run_dir);
+    if (!run) {
+      fmt::print(stderr, "parley: {}\n", run.error().message);
+      return kExitUsage;
+    }
+    simulated = run->simulated;
+    const FeatureExtractor extractor;
+    examples = trigger_examples(run->transcripts, extractor, args.mad_reference);
+  }
   if (examples.empty()) {
     fmt::print(stderr,
                "parley: {}: no self-critique responses to learn from; run the self_critique (or imad) protocol on a "
                "labelled dataset first\n",
-               args.run_dir);
+               source);
     return kExitUsage;
   }
   const TriggerSplit split = split_by_task(examples, args.validation, args.options.seed);
@@ -152,7 +201,8 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     for (const auto* part : {&split.train, &split.validation}) {
       for (const TriggerExample& e : *part) {
         nlohmann::ordered_json line{{"task_id", e.task_id}, {"seed", e.seed}, {"protocol", e.protocol},
-                                    {"split", part == &split.train ? "train" : "validation"}, {"label", e.label}};
+                                    {"split", part == &split.train ? "train" : "validation"}, {"label", e.label},
+                                    {"simulated", simulated}};
         line["mad_correct"] = e.mad_correct ? nlohmann::ordered_json(*e.mad_correct) : nlohmann::ordered_json(nullptr);
         for (std::size_t i = 0; i < e.features.size(); ++i) line["features"][trigger_feature_names()[i]] = e.features[i];
         out << line.dump() << "\n";
@@ -179,8 +229,8 @@ int command_train_trigger(const TrainTriggerArgs& args) {
   if (!split.validation.empty()) on_validation = evaluate_trigger(model, split.validation);
 
   nlohmann::json& meta = model.metadata();
-  meta["trained_on"] = args.run_dir;
-  meta["simulated"] = run->simulated;
+  meta["trained_on"] = source;
+  meta["simulated"] = simulated;
   meta["examples"] = static_cast<std::int64_t>(examples.size());
   meta["correct"] = correct;
   meta["mad_reference"] = args.mad_reference;
@@ -196,7 +246,7 @@ int command_train_trigger(const TrainTriggerArgs& args) {
   }
   if (args.quiet) return 0;
   fmt::print("{}{} self-critique responses from {} ({} correct), {} for training, {} for validation\n",
-             run->simulated ? "SIMULATED: " : "", examples.size(), args.run_dir, correct, split.train.size(),
+             simulated ? "SIMULATED: " : "", examples.size(), source, correct, split.train.size(),
              split.validation.size());
   if (!log.empty())
     fmt::print("loss {}, {} epochs: {:.4f} -> {:.4f}\n", args.options.loss, log.size(), log.front().loss,

@@ -52,15 +52,6 @@ bool dot_is_not_a_boundary(std::string_view text, std::size_t sentence_begin, st
   return true;
 }
 
-bool has_word_character(std::string_view piece) {
-  for (std::size_t i = 0; i < piece.size();) {
-    const Char c = char_at(piece, i);
-    if (c.kind == CharKind::kLetter || c.kind == CharKind::kDigit) return true;
-    i += c.length;
-  }
-  return false;
-}
-
 std::string_view trim(std::string_view piece) {
   std::size_t begin = 0;
   std::size_t end = piece.size();
@@ -102,7 +93,7 @@ std::vector<std::string> sentences(std::string_view text) {
   std::vector<std::string> out;
   const auto emit = [&](std::size_t begin, std::size_t end) {
     const std::string_view piece = trim(text.substr(begin, end - begin));
-    if (has_word_character(piece)) out.emplace_back(piece);
+    if (features::is_word(piece)) out.emplace_back(piece);  // has a letter or digit
   };
   std::size_t begin = 0;
   std::size_t i = 0;

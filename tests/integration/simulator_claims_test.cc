@@ -16,6 +16,33 @@
 namespace parley::testing {
 namespace {
 
+// A run of `config` into `out_dir`, finished: its summary and every transcript the store holds.
+struct StoredResults {
+  Summary summary;
+  std::vector<Transcript> transcripts;
+};
+
+std::optional<StoredResults> run_stored(const ExperimentConfig& config, const std::filesystem::path& out_dir) {
+  RunOptions options;
+  options.out_dir = out_dir;
+  auto outcome = run_experiment(config, options);
+  if (!outcome) {
+    ADD_FAILURE() << outcome.error().message;
+    return std::nullopt;
+  }
+  auto store = Store::open(out_dir / "results.sqlite");
+  if (!store) {
+    ADD_FAILURE() << store.error().message;
+    return std::nullopt;
+  }
+  auto transcripts = (*store)->load_all();
+  if (!transcripts) {
+    ADD_FAILURE() << transcripts.error().message;
+    return std::nullopt;
+  }
+  return StoredResults{std::move(outcome->summary), std::move(transcripts).value()};
+}
+
 TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
   const auto dir = scratch_dir("simulator-claims");
   write_file(dir / "exp.yaml",
@@ -26,22 +53,16 @@ TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
              "seeds: [1, 2, 3]\n");
   auto config = load_experiment(dir / "exp.yaml");
   ASSERT_TRUE(config) << config.error().message;
-  RunOptions options;
-  options.out_dir = dir / "out";
-  auto outcome = run_experiment(*config, options);
-  ASSERT_TRUE(outcome) << outcome.error().message;
-  ASSERT_EQ(outcome->summary.protocols.size(), 2u);
-  const auto& single = outcome->summary.protocols[0];
-  const auto& debate = outcome->summary.protocols[1];
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->summary.protocols.size(), 2u);
+  const auto& single = run->summary.protocols[0];
+  const auto& debate = run->summary.protocols[1];
   ASSERT_EQ(single.n, 180);
   EXPECT_GT(debate.accuracy, single.accuracy);
 
-  auto store = Store::open(options.out_dir / "results.sqlite");
-  ASSERT_TRUE(store);
-  auto transcripts = (*store)->load_all();
-  ASSERT_TRUE(transcripts);
   int correct_to_wrong = 0, wrong_to_correct = 0;
-  for (const auto& t : *transcripts) {
+  for (const auto& t : run->transcripts) {
     if (t.protocol != "debate") continue;
     std::map<std::string, std::optional<std::string>> first, last;
     for (const auto& m : t.messages) {
@@ -81,24 +102,18 @@ TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
   ASSERT_TRUE(config) << config.error().message;
   // The debaters are a1..a3; the judge only judges.
   for (auto& p : config->protocols) p.agents = {"a1", "a2", "a3"};
-  RunOptions options;
-  options.out_dir = dir / "out";
-  auto outcome = run_experiment(*config, options);
-  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
   std::map<std::string, double> prr;
-  for (const auto& p : outcome->summary.protocols) {
+  for (const auto& p : run->summary.protocols) {
     EXPECT_EQ(p.n, 80) << p.name;
     EXPECT_EQ(p.failed, 0) << p.name;
     EXPECT_LE(p.unparsed_rate, 0.05) << p.name;
     EXPECT_GT(p.accuracy, 0.5) << p.name;
     if (p.metrics_mean.count("prr")) prr[p.name] = p.metrics_mean.at("prr");
   }
-  auto store = Store::open(options.out_dir / "results.sqlite");
-  ASSERT_TRUE(store);
-  auto transcripts = (*store)->load_all();
-  ASSERT_TRUE(transcripts);
   int judge_calls = 0, judge_failures = 0;
-  for (const auto& t : *transcripts) {
+  for (const auto& t : run->transcripts) {
     for (const auto& m : t.messages) {
       if (m.role.rfind("judge", 0) == 0) {
         ++judge_calls;
@@ -131,11 +146,9 @@ TEST(SimulatorClaims, ImadDebatesSomeTasksAndSkipsOthers) {
              "seeds: [1, 2]\n");
   auto config = load_experiment(dir / "exp.yaml");
   ASSERT_TRUE(config) << config.error().message;
-  RunOptions options;
-  options.out_dir = dir / "out";
-  auto outcome = run_experiment(*config, options);
-  ASSERT_TRUE(outcome) << outcome.error().message;
-  const auto& protocols = outcome->summary.protocols;
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
+  const auto& protocols = run->summary.protocols;
   ASSERT_EQ(protocols.size(), 3u);
   const auto& mad = protocols[1];
   const auto& imad = protocols[2];
@@ -146,12 +159,8 @@ TEST(SimulatorClaims, ImadDebatesSomeTasksAndSkipsOthers) {
   EXPECT_LT(imad.selective->debates(), 80);
   EXPECT_GT(imad.selective->beneficial_rate(), mad.selective->beneficial_rate());
 
-  auto store = Store::open(options.out_dir / "results.sqlite");
-  ASSERT_TRUE(store);
-  auto transcripts = (*store)->load_all();
-  ASSERT_TRUE(transcripts);
   int stages = 0, malformed = 0;
-  for (const auto& t : *transcripts) {
+  for (const auto& t : run->transcripts) {
     for (const auto& e : t.events) {
       if (e.kind != "self_critique") continue;
       ++stages;

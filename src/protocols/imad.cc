@@ -62,10 +62,14 @@ ProtocolInfo imad_protocol() {
                   "(examples/imad-trigger.json is one trained on simulated data)"};
   model_file.check = check_model;
   model_file.required = true;
-  std::vector<ParamSpec> params = {
-      std::move(model_file),
-      {"threshold", ParamKind::kDouble, -1.0, -1.0, 1.0,
-       "debate when p < threshold (iMAD τ); -1 = the threshold stored in the model file"}};
+  ParamSpec threshold_spec{"threshold", ParamKind::kDouble, -1.0, -1.0, 1.0,
+                           "debate when p < threshold (iMAD τ); -1 = the threshold stored in the model file"};
+  threshold_spec.check = [](const ParamValue& value) -> std::string {
+    const auto* t = std::get_if<double>(&value);
+    const double v = t != nullptr ? *t : static_cast<double>(std::get<std::int64_t>(value));
+    return v == -1.0 || (v >= 0.0 && v <= 1.0) ? "" : "expected a threshold in [0, 1], or -1 for the model's";
+  };
+  std::vector<ParamSpec> params = {std::move(model_file), std::move(threshold_spec)};
   for (ParamSpec& spec : mad_params(true)) params.push_back(std::move(spec));
   return {"imad",
           "self-critique, 41 features, a FocusCal-trained classifier; mad runs only when the score p < τ",

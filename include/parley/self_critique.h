@@ -31,16 +31,18 @@ enum class CritiqueSection {
 inline constexpr std::array<std::string_view, 8> kCritiqueSectionLabels = {
     "Initial answer",     "Initial reasoning",   "Initial confidence", "Self-critique",
     "Alternative answer", "Critique confidence", "Final answer",       "Final confidence"};
-inline std::string_view section_label(CritiqueSection s) { return kCritiqueSectionLabels[static_cast<int>(s)]; }
+inline std::string_view section_label(CritiqueSection s) {
+  return kCritiqueSectionLabels[static_cast<int>(s)];
+}
 
 struct SelfCritique {
-  Answer initial;                              // the initial answer and its confidence
-  std::string initial_reasoning;               // the step-by-step justification
-  std::string critique;                        // the forced counter-argument
-  std::optional<std::string> alternative;      // the answer the critique argues for, if stated
-  std::optional<double> critique_confidence;   // confidence in the forced disagreement
-  Answer final;                                // the committed answer and its confidence
-  std::vector<CritiqueSection> missing;        // required sections absent or unreadable
+  Answer initial;                             // the initial answer and its confidence
+  std::string initial_reasoning;              // the step-by-step justification
+  std::string critique;                       // the forced counter-argument
+  std::optional<std::string> alternative;     // the answer the critique argues for, if stated
+  std::optional<double> critique_confidence;  // confidence in the forced disagreement
+  Answer final;                               // the committed answer and its confidence
+  std::vector<CritiqueSection> missing;       // required sections absent or unreadable
 
   // The answer of the turn: the final answer, else the initial one, else whatever answer
   // statement the reply makes; its confidence goes with it.

@@ -32,7 +32,8 @@ struct TriggerExample {
 // own when its trigger debated, else that of the `mad_reference` protocol on the same
 // (task, seed), if the run has it.
 std::vector<TriggerExample> trigger_examples(const std::vector<Transcript>& transcripts,
-                                             const FeatureExtractor& extractor, std::string_view mad_reference);
+                                             const FeatureExtractor& extractor,
+                                             std::string_view mad_reference);
 
 // A validation split by task (every seed of a task on the same side), by a seeded hash of the
 // task id: deterministic, and stable when tasks are added.
@@ -47,8 +48,8 @@ TrainingSet training_set(const std::vector<TriggerExample>& examples);
 
 struct TriggerEvaluation {
   std::int64_t n = 0;
-  double auc = 0.0;             // of p against the correctness label; NaN with one class only
-  double ece = 0.0;             // eq. (8), 15 bins
+  double auc = 0.0;              // of p against the correctness label; NaN with one class only
+  double ece = 0.0;              // eq. (8), 15 bins
   SelectiveDecisions decisions;  // debate when p < τ; MAD's outcome from the examples
 };
 TriggerEvaluation evaluate_trigger(const TriggerModel& model, const std::vector<TriggerExample>& examples);

@@ -30,7 +30,9 @@ constexpr Alias kAliases[] = {
     {"final confidence", CritiqueSection::kFinalConfidence},
 };
 
-bool is_markup(char c) { return c == '#' || c == '*' || c == '-' || c == '>' || c == '_' || c == ' ' || c == '\t'; }
+bool is_markup(char c) {
+  return c == '#' || c == '*' || c == '-' || c == '>' || c == '_' || c == ' ' || c == '\t';
+}
 
 // The section a line opens and where its content starts, if it opens one: optional markdown
 // and list numbering, a known label (the longest that matches), optional closing markup, ':'.

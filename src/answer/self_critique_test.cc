@@ -67,14 +67,16 @@ TEST(SelfCritique, NamesTheMissingSectionsAndFallsBackToTheInitialAnswer) {
       "Initial confidence: 60%\n";
   const SelfCritique c = parse_self_critique(text, choice_task());
   EXPECT_FALSE(c.complete());
-  EXPECT_EQ(c.problem(), "missing or unreadable sections: Self-critique, Critique confidence, Final answer, "
-                         "Final confidence");
+  EXPECT_EQ(c.problem(),
+            "missing or unreadable sections: Self-critique, Critique confidence, Final answer, "
+            "Final confidence");
   EXPECT_EQ(c.answer.value, "D");
   EXPECT_DOUBLE_EQ(*c.answer.confidence, 0.60);
 }
 
 TEST(SelfCritique, WithoutSectionsTheAnswerIsAnyAnswerStatement) {
-  const SelfCritique c = parse_self_critique("I think it is Jupiter.\nAnswer: B\nConfidence: 70%", choice_task());
+  const SelfCritique c =
+      parse_self_critique("I think it is Jupiter.\nAnswer: B\nConfidence: 70%", choice_task());
   EXPECT_EQ(c.missing.size(), 7u);  // every required section
   EXPECT_EQ(c.answer.value, "B");
   EXPECT_DOUBLE_EQ(*c.answer.confidence, 0.70);
@@ -87,7 +89,7 @@ TEST(SelfCritique, AnUnreadableValueCountsAsMissing) {
       "Critique confidence: 10%\nFinal answer: Pluto\nFinal confidence: 80%";
   const SelfCritique c = parse_self_critique(text, choice_task());
   EXPECT_EQ(c.missing, (std::vector<CritiqueSection>{CritiqueSection::kInitialConfidence,
-                                                      CritiqueSection::kFinalAnswer}));
+                                                     CritiqueSection::kFinalAnswer}));
   EXPECT_EQ(c.answer.value, "B");  // the final answer names no option: the initial one stands
 }
 

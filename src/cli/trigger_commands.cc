@@ -2,13 +2,13 @@
 // classifier from a run's self-critique responses, iMAD §4.2 and §5 "Classifier Configurations").
 #include "cli/trigger_commands.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <iostream>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "parley/runner.h"
 #include "parley/trigger.h"
@@ -33,7 +33,9 @@ std::optional<std::string> read_text(const std::string& path) {
 }
 
 nlohmann::ordered_json evaluation_json(const TriggerEvaluation& ev, double threshold) {
-  const auto number_or_null = [](double x) { return std::isnan(x) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(x); };
+  const auto number_or_null = [](double x) {
+    return std::isnan(x) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(x);
+  };
   return {{"examples", ev.n},
           {"threshold", threshold},
           {"auc", number_or_null(ev.auc)},
@@ -45,12 +47,14 @@ nlohmann::ordered_json evaluation_json(const TriggerEvaluation& ev, double thres
 }
 
 std::string describe(const TriggerEvaluation& ev) {
-  std::string out = fmt::format("AUC {}, ECE {:.3f}, debate rate {:.1f}%",
-                                std::isnan(ev.auc) ? std::string("n/a (one class only)") : fmt::format("{:.3f}", ev.auc),
-                                ev.ece, 100.0 * ev.decisions.debate_rate());
+  std::string out =
+      fmt::format("AUC {}, ECE {:.3f}, debate rate {:.1f}%",
+                  std::isnan(ev.auc) ? std::string("n/a (one class only)") : fmt::format("{:.3f}", ev.auc),
+                  ev.ece, 100.0 * ev.decisions.debate_rate());
   if (ev.decisions.judged() > 0) {
-    out += fmt::format(", beneficial decisions {:.1f}% ({} of {} judged)", 100.0 * ev.decisions.beneficial_rate(),
-                       ev.decisions.beneficial(), ev.decisions.judged());
+    out +=
+        fmt::format(", beneficial decisions {:.1f}% ({} of {} judged)",
+                    100.0 * ev.decisions.beneficial_rate(), ev.decisions.beneficial(), ev.decisions.judged());
   } else {
     out += ", beneficial decisions n/a (no MAD outcomes in the run)";
   }
@@ -60,45 +64,79 @@ std::string describe(const TriggerEvaluation& ev) {
 }  // namespace
 
 void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
-  c.features = app.add_subcommand("features", "Print iMAD's 41 features of a self-critique response (and the trigger's score)");
-  c.features->add_option("--question", c.features_args.question, "The question text (without the options)")->required();
-  c.features->add_option("--response", c.features_args.response_file, "File with the self-critique response ('-' = stdin)")
+  c.features = app.add_subcommand(
+      "features", "Print iMAD's 41 features of a self-critique response (and the trigger's score)");
+  c.features->add_option("--question", c.features_args.question, "The question text (without the options)")
       ->required();
-  c.features->add_option("--model", c.features_args.model, "Also score it with this trigger model (parley train-trigger)");
+  c.features
+      ->add_option("--response", c.features_args.response_file,
+                   "File with the self-critique response ('-' = stdin)")
+      ->required();
+  c.features->add_option("--model", c.features_args.model,
+                         "Also score it with this trigger model (parley train-trigger)");
 
   TrainTriggerArgs& t = c.train_args;
-  c.train = app.add_subcommand("train-trigger", "Train iMAD's debate-decision classifier on a run's self-critique responses");
+  c.train = app.add_subcommand("train-trigger",
+                               "Train iMAD's debate-decision classifier on a run's self-critique responses");
   c.train->add_option("run_dir", t.run_dir, "Run directory with self_critique or imad debates");
   c.train->add_option("--out", t.out, "Model file to write (JSON)")->required();
-  c.train->add_option("--loss", t.options.loss,
-                      "Loss: focuscal (= af+cp+ece), bce, mse, or terms joined by '+' from af, cp, ece, bce, mse, "
-                      "optionally weighted (af+6*cp+5*ece)")
+  c.train
+      ->add_option(
+          "--loss", t.options.loss,
+          "Loss: focuscal (= af+cp+ece), bce, mse, or terms joined by '+' from af, cp, ece, bce, mse, "
+          "optionally weighted (af+6*cp+5*ece)")
       ->capture_default_str();
-  c.train->add_option("--epochs", t.options.epochs, "Training epochs")->capture_default_str()->check(CLI::Range(1, 100000));
-  c.train->add_option("--learning-rate", t.options.learning_rate, "Adam learning rate")->capture_default_str();
-  c.train->add_option("--batch-size", t.options.batch_size, "Mini-batch size")->capture_default_str()->check(CLI::Range(2, 1 << 20));
-  c.train->add_option("--seed", t.options.seed, "Seed of the initialisation, shuffling, dropout and split")->capture_default_str();
-  c.train->add_option("--layers", t.options.shape.layers, "Encoder layers")->capture_default_str()->check(CLI::Range(1, 64));
-  c.train->add_option("--hidden", t.options.shape.hidden, "Units per encoder layer")->capture_default_str()->check(CLI::Range(1, 100000));
-  c.train->add_option("--dropout", t.options.shape.dropout, "Dropout rate")->capture_default_str()->check(CLI::Range(0.0, 0.95));
-  c.train->add_option("--alpha0", t.options.focus.alpha0, "FocusCal alpha_0 (weight of incorrect answers, eq. 6)")->capture_default_str();
+  c.train->add_option("--epochs", t.options.epochs, "Training epochs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  c.train->add_option("--learning-rate", t.options.learning_rate, "Adam learning rate")
+      ->capture_default_str();
+  c.train->add_option("--batch-size", t.options.batch_size, "Mini-batch size")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
+  c.train->add_option("--seed", t.options.seed, "Seed of the initialisation, shuffling, dropout and split")
+      ->capture_default_str();
+  c.train->add_option("--layers", t.options.shape.layers, "Encoder layers")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  c.train->add_option("--hidden", t.options.shape.hidden, "Units per encoder layer")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  c.train->add_option("--dropout", t.options.shape.dropout, "Dropout rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.95));
+  c.train
+      ->add_option("--alpha0", t.options.focus.alpha0,
+                   "FocusCal alpha_0 (weight of incorrect answers, eq. 6)")
+      ->capture_default_str();
   c.train->add_option("--alpha1", t.options.focus.alpha1, "FocusCal alpha_1 (eq. 6)")->capture_default_str();
   c.train->add_option("--gamma", t.options.focus.gamma, "FocusCal gamma (eq. 6)")->capture_default_str();
-  c.train->add_option("--lambda", t.options.focus.lambda, "FocusCal lambda, weight of the confidence penalty (eq. 5)")->capture_default_str();
-  c.train->add_option("--mu", t.options.focus.mu, "FocusCal mu, weight of the ECE term (eq. 5)")->capture_default_str();
-  c.train->add_option("--bins", t.options.focus.bins, "ECE bins B (eq. 8)")->capture_default_str()->check(CLI::Range(1, 1000));
-  c.train->add_option("--threshold", t.threshold, "Debate threshold tau stored in the model (debate when p < tau)")
+  c.train
+      ->add_option("--lambda", t.options.focus.lambda,
+                   "FocusCal lambda, weight of the confidence penalty (eq. 5)")
+      ->capture_default_str();
+  c.train->add_option("--mu", t.options.focus.mu, "FocusCal mu, weight of the ECE term (eq. 5)")
+      ->capture_default_str();
+  c.train->add_option("--bins", t.options.focus.bins, "ECE bins B (eq. 8)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  c.train
+      ->add_option("--threshold", t.threshold,
+                   "Debate threshold tau stored in the model (debate when p < tau)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
   c.train->add_option("--validation", t.validation, "Share of tasks held out for validation")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.9));
-  c.train->add_option("--mad-reference", t.mad_reference, "Protocol label whose outcome stands for MAD's on skipped units")
+  c.train
+      ->add_option("--mad-reference", t.mad_reference,
+                   "Protocol label whose outcome stands for MAD's on skipped units")
       ->capture_default_str();
   c.train->add_option("--examples-out", t.examples_out,
                       "Also write every example (unit, split, label, MAD outcome, features) as JSON lines");
-  c.train->add_option("--examples-in", t.examples_in,
-                      "Train on examples written by --examples-out instead of a run (skips feature extraction)");
+  c.train->add_option(
+      "--examples-in", t.examples_in,
+      "Train on examples written by --examples-out instead of a run (skips feature extraction)");
   c.train->add_flag("--quiet", t.quiet, "Print nothing but errors");
 }
 
@@ -142,7 +180,9 @@ Result<std::vector<TriggerExample>> read_examples(const std::string& path, bool&
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    const auto bad = [&](const std::string& why) { return Error{fmt::format("{}:{}: {}", path, number, why)}; };
+    const auto bad = [&](const std::string& why) {
+      return Error{fmt::format("{}:{}: {}", path, number, why)};
+    };
     if (!j.is_object() || !j.contains("features") || !j["features"].is_object() || !j.contains("label"))
       return bad("expected an object with \"features\" and \"label\" (as --examples-out writes)");
     TriggerExample e;
@@ -151,7 +191,8 @@ Result<std::vector<TriggerExample>> read_examples(const std::string& path, bool&
     e.protocol = j.value("protocol", "");
     e.label = j["label"].is_number_integer() ? j["label"].get<int>() : -1;
     if (e.label != 0 && e.label != 1) return bad("label must be 0 or 1");
-    if (j.contains("mad_correct") && j["mad_correct"].is_boolean()) e.mad_correct = j["mad_correct"].get<bool>();
+    if (j.contains("mad_correct") && j["mad_correct"].is_boolean())
+      e.mad_correct = j["mad_correct"].get<bool>();
     for (const auto& name : trigger_feature_names()) {
       const auto it = j["features"].find(name);
       if (it == j["features"].end() || !it->is_number()) return bad("feature " + name + " is missing");
@@ -189,10 +230,11 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     examples = trigger_examples(run->transcripts, extractor, args.mad_reference);
   }
   if (examples.empty()) {
-    fmt::print(stderr,
-               "parley: {}: no self-critique responses to learn from; run the self_critique (or imad) protocol on a "
-               "labelled dataset first\n",
-               source);
+    fmt::print(
+        stderr,
+        "parley: {}: no self-critique responses to learn from; run the self_critique (or imad) protocol on a "
+        "labelled dataset first\n",
+        source);
     return kExitUsage;
   }
   const TriggerSplit split = split_by_task(examples, args.validation, args.options.seed);
@@ -200,11 +242,14 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     std::ofstream out(args.examples_out);
     for (const auto* part : {&split.train, &split.validation}) {
       for (const TriggerExample& e : *part) {
-        nlohmann::ordered_json line{{"task_id", e.task_id}, {"seed", e.seed}, {"protocol", e.protocol},
-                                    {"split", part == &split.train ? "train" : "validation"}, {"label", e.label},
-                                    {"simulated", simulated}};
-        line["mad_correct"] = e.mad_correct ? nlohmann::ordered_json(*e.mad_correct) : nlohmann::ordered_json(nullptr);
-        for (std::size_t i = 0; i < e.features.size(); ++i) line["features"][trigger_feature_names()[i]] = e.features[i];
+        nlohmann::ordered_json line{
+            {"task_id", e.task_id},   {"seed", e.seed},
+            {"protocol", e.protocol}, {"split", part == &split.train ? "train" : "validation"},
+            {"label", e.label},       {"simulated", simulated}};
+        line["mad_correct"] =
+            e.mad_correct ? nlohmann::ordered_json(*e.mad_correct) : nlohmann::ordered_json(nullptr);
+        for (std::size_t i = 0; i < e.features.size(); ++i)
+          line["features"][trigger_feature_names()[i]] = e.features[i];
         out << line.dump() << "\n";
       }
     }
@@ -236,7 +281,8 @@ int command_train_trigger(const TrainTriggerArgs& args) {
   meta["mad_reference"] = args.mad_reference;
   meta["validation_fraction"] = args.validation;
   meta["training"] = nlohmann::json::parse(evaluation_json(on_train, args.threshold).dump());
-  if (on_validation) meta["validation"] = nlohmann::json::parse(evaluation_json(*on_validation, args.threshold).dump());
+  if (on_validation)
+    meta["validation"] = nlohmann::json::parse(evaluation_json(*on_validation, args.threshold).dump());
   nlohmann::json losses = nlohmann::json::array();
   for (const EpochLog& e : log) losses.push_back(e.loss);
   meta["epoch_loss"] = losses;

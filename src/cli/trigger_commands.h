@@ -3,7 +3,6 @@
 // (include/parley/trigger.h).
 
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <string>
 

@@ -36,7 +36,7 @@ TEST(SimulatorCritique, RepliesHaveEverySectionAndAReaskIsAlwaysComplete) {
       ++incomplete;
       // A malformed reply stops after the critique: only the final sections are missing.
       EXPECT_EQ(first.missing, (std::vector<CritiqueSection>{CritiqueSection::kFinalAnswer,
-                                                              CritiqueSection::kFinalConfidence}));
+                                                             CritiqueSection::kFinalConfidence}));
       continue;
     }
     // The re-ask states what the first reply meant.
@@ -81,8 +81,8 @@ TEST(SimulatorCritique, HesitationPeaksForBorderlineAnswers) {
     }
     return sum / 300.0;
   };
-  const double clear = mean_hesitation(0.0);        // k·(a − d) = 3.6: clearly right
-  const double borderline = mean_hesitation(0.6);   // a = d: right or wrong by the noise
+  const double clear = mean_hesitation(0.0);           // k·(a − d) = 3.6: clearly right
+  const double borderline = mean_hesitation(0.6);      // a = d: right or wrong by the noise
   const double coherent_wrong = mean_hesitation(1.0);  // k·(a − d) = −2.4: mostly confidently wrong
   EXPECT_GT(borderline, clear + 0.1);
   EXPECT_GT(borderline, coherent_wrong);

@@ -22,10 +22,11 @@ class Down final : public Protocol {
     Turn turn = co_await debate.ask(debaters[0], std::move(messages), std::move(info));
     const double confidence = turn.answer.confidence.value_or(0.0);
     nlohmann::json detail{{"method", "down"}, {"threshold", threshold_}};
-    detail["confidence"] = turn.answer.confidence ? nlohmann::json(*turn.answer.confidence) : nlohmann::json(nullptr);
+    detail["confidence"] =
+        turn.answer.confidence ? nlohmann::json(*turn.answer.confidence) : nlohmann::json(nullptr);
     SingleStage single{std::move(turn.answer), std::move(turn.text)};
-    co_return co_await keep_or_debate(debate, mad_, std::move(debaters), std::move(single), confidence < threshold_,
-                                      std::move(detail));
+    co_return co_await keep_or_debate(debate, mad_, std::move(debaters), std::move(single),
+                                      confidence < threshold_, std::move(detail));
   }
 
  private:
@@ -36,14 +37,15 @@ class Down final : public Protocol {
 }  // namespace
 
 ProtocolInfo down_protocol() {
-  std::vector<ParamSpec> params = {
-      {"threshold", ParamKind::kDouble, 0.8, 0.0, 1.0, "debate when the self-reported confidence is below this"}};
+  std::vector<ParamSpec> params = {{"threshold", ParamKind::kDouble, 0.8, 0.0, 1.0,
+                                    "debate when the self-reported confidence is below this"}};
   for (ParamSpec& spec : mad_params(true)) params.push_back(std::move(spec));
   return {"down",
           "one agent answers; mad runs from its answer only when its confidence is below the threshold",
-          "Eo et al. 2025, Debate Only When Necessary (as iMAD's baseline, §5)",
-          std::move(params),
-          [](const ProtocolParams& p) { return std::make_unique<Down>(p.real("threshold"), mad_settings(p, true)); }};
+          "Eo et al. 2025, Debate Only When Necessary (as iMAD's baseline, §5)", std::move(params),
+          [](const ProtocolParams& p) {
+            return std::make_unique<Down>(p.real("threshold"), mad_settings(p, true));
+          }};
 }
 
 }  // namespace parley

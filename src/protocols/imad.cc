@@ -4,7 +4,6 @@
 // when p < τ — mad then runs with the single agent as the affirmative, starting from its answer.
 // The trigger event records p, u, τ, the decision and every feature value.
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "parley/features.h"
@@ -35,8 +34,8 @@ class Imad final : public Protocol {
     for (std::size_t i = 0; i < values.size(); ++i) features[model_->feature_names()[i]] = values[i];
     detail["features"] = nlohmann::json::parse(features.dump());  // keeps Table 5's order in the text
     SingleStage single{std::move(critique.parsed.answer), std::move(critique.text)};
-    co_return co_await keep_or_debate(debate, mad_, std::move(debaters), std::move(single), score.p < threshold_,
-                                      std::move(detail));
+    co_return co_await keep_or_debate(debate, mad_, std::move(debaters), std::move(single),
+                                      score.p < threshold_, std::move(detail));
   }
 
  private:
@@ -57,13 +56,19 @@ std::string check_model(const ParamValue& value) {
 }  // namespace
 
 ProtocolInfo imad_protocol() {
-  ParamSpec model_file{"trigger_model", ParamKind::kPath, std::string(), std::nullopt, std::nullopt,
-                  "the debate-decision classifier, a file written by `parley train-trigger` "
-                  "(examples/imad-trigger.json is one trained on simulated data)"};
+  ParamSpec model_file{"trigger_model",
+                       ParamKind::kPath,
+                       std::string(),
+                       std::nullopt,
+                       std::nullopt,
+                       "the debate-decision classifier, a file written by `parley train-trigger` "
+                       "(examples/imad-trigger.json is one trained on simulated data)"};
   model_file.check = check_model;
   model_file.required = true;
-  ParamSpec threshold_spec{"threshold", ParamKind::kDouble, -1.0, -1.0, 1.0,
-                           "debate when p < threshold (iMAD τ); -1 = the threshold stored in the model file"};
+  ParamSpec threshold_spec{
+      "threshold", ParamKind::kDouble,
+      -1.0,        -1.0,
+      1.0,         "debate when p < threshold (iMAD τ); -1 = the threshold stored in the model file"};
   threshold_spec.check = [](const ParamValue& value) -> std::string {
     const auto* t = std::get_if<double>(&value);
     const double v = t != nullptr ? *t : static_cast<double>(std::get<std::int64_t>(value));
@@ -74,8 +79,7 @@ ProtocolInfo imad_protocol() {
   return {"imad",
           "self-critique, 41 features, a FocusCal-trained classifier; mad runs only when the score p < τ",
           "Fan et al. 2026, iMAD: Intelligent Multi-Agent Debate for Efficient and Accurate LLM Inference",
-          std::move(params),
-          [](const ProtocolParams& p) {
+          std::move(params), [](const ProtocolParams& p) {
             auto loaded = TriggerModel::load(p.text("trigger_model"), &trigger_feature_names());
             if (!loaded) throw std::runtime_error("imad: " + loaded.error().message);
             auto model = std::make_shared<const TriggerModel>(std::move(loaded).value());

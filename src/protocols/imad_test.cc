@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "parley/features.h"
@@ -22,8 +21,10 @@ using Json = nlohmann::json;
 const std::string kModel = std::string(PARLEY_SOURCE_DIR) + "/examples/imad-trigger.json";
 
 std::string critique_reply() {
-  return "Initial answer: A\nInitial reasoning: Mars looks large in the night sky, so it may be the biggest.\n"
-         "Initial confidence: 70%\nSelf-critique: However, Jupiter is a gas giant and could well be larger; I am "
+  return "Initial answer: A\nInitial reasoning: Mars looks large in the night sky, so it may be the "
+         "biggest.\n"
+         "Initial confidence: 70%\nSelf-critique: However, Jupiter is a gas giant and could well be larger; "
+         "I am "
          "not sure.\nAlternative answer: B\nCritique confidence: 45%\nFinal answer: A\nFinal confidence: 60%";
 }
 
@@ -33,7 +34,8 @@ Harness imad_harness() {
         if (r.note.turn == "self_critique") return critique_reply();
         if (r.note.turn == "affirmative") return "I defend A.\nAnswer: A\nConfidence: 70%";
         if (r.note.turn == "negative") return "Jupiter is larger.\nAnswer: B\nConfidence: 90%";
-        return Json{{"Preference", "Yes"}, {"Supported Side", "Negative"}, {"Reason", "r"}, {"Debate Answer", "B"}}
+        return Json{
+            {"Preference", "Yes"}, {"Supported Side", "Negative"}, {"Reason", "r"}, {"Debate Answer", "B"}}
             .dump();
       },
       2, 1);
@@ -64,13 +66,15 @@ TEST(Imad, TheEventRecordsTheScoreTheThresholdAndEveryFeature) {
   const auto model = TriggerModel::load(kModel, &trigger_feature_names());
   ASSERT_TRUE(model) << model.error().message;
   const FeatureExtractor extractor;
-  const auto values = extractor.extract(self_critique_feature_input("Which planet is largest?", critique_reply()));
+  const auto values =
+      extractor.extract(self_critique_feature_input("Which planet is largest?", critique_reply()));
   EXPECT_DOUBLE_EQ(model->score(values).p, p);
 }
 
 TEST(Imad, DebatesExactlyWhenTheScoreIsBelowTheThreshold) {
   Harness probe = imad_harness();
-  const double p = trigger_of(probe.run("imad", {{"trigger_model", kModel}, {"threshold", 1.0}}))["p"].get<double>();
+  const double p =
+      trigger_of(probe.run("imad", {{"trigger_model", kModel}, {"threshold", 1.0}}))["p"].get<double>();
 
   Harness at = imad_harness();
   const Transcript kept = at.run("imad", {{"trigger_model", kModel}, {"threshold", p}});
@@ -79,7 +83,8 @@ TEST(Imad, DebatesExactlyWhenTheScoreIsBelowTheThreshold) {
   EXPECT_EQ(kept.messages.size(), 1u);
 
   Harness above = imad_harness();
-  const Transcript debated = above.run("imad", {{"trigger_model", kModel}, {"threshold", std::nextafter(p, 1.0)}});
+  const Transcript debated =
+      above.run("imad", {{"trigger_model", kModel}, {"threshold", std::nextafter(p, 1.0)}});
   EXPECT_EQ(trigger_of(debated)["decision"], "debate");
   EXPECT_EQ(debated.final_answer, "B");
   ASSERT_GE(debated.messages.size(), 4u);
@@ -87,7 +92,8 @@ TEST(Imad, DebatesExactlyWhenTheScoreIsBelowTheThreshold) {
   EXPECT_EQ(debated.messages[1].agent, "a1");  // the self-critique agent defends its answer
   const std::string& prompt = above.client->requests[1].messages.back().content;
   EXPECT_NE(prompt.find("Your stance: A. Mars"), std::string::npos) << prompt;
-  EXPECT_NE(prompt.find("Self-critique: However, Jupiter"), std::string::npos) << prompt;  // synchronised transcript
+  EXPECT_NE(prompt.find("Self-critique: However, Jupiter"), std::string::npos)
+      << prompt;  // synchronised transcript
 }
 
 TEST(Imad, TheModelFileIsCheckedWhenTheExperimentIsRead) {

@@ -37,7 +37,7 @@ MadSettings mad_settings(const ProtocolParams& params, bool opened);
 
 // Runs the debate with `debaters` (affirmative, negative) and the debate's first judge; returns
 // the judge's answer (or the documented fallback).
-Async<std::optional<std::string>> run_mad(Debate& debate, const MadSettings& settings, std::vector<Agent> debaters,
-                                          std::optional<MadOpening> opening);
+Async<std::optional<std::string>> run_mad(Debate& debate, const MadSettings& settings,
+                                          std::vector<Agent> debaters, std::optional<MadOpening> opening);
 
 }  // namespace parley

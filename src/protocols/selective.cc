@@ -3,8 +3,9 @@
 
 namespace parley {
 
-Async<std::optional<std::string>> keep_or_debate(Debate& debate, const MadSettings& mad, std::vector<Agent> debaters,
-                                                 SingleStage single, bool debate_wanted, nlohmann::json detail) {
+Async<std::optional<std::string>> keep_or_debate(Debate& debate, const MadSettings& mad,
+                                                 std::vector<Agent> debaters, SingleStage single,
+                                                 bool debate_wanted, nlohmann::json detail) {
   const bool answered = single.answer.parsed();
   const bool escalate = debate_wanted || !answered;
   detail["decision"] = escalate ? "debate" : "skip";

@@ -5,11 +5,10 @@
 // "single_correct", plus
 // what the trigger measured — the report's decision breakdown reads these.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "parley/protocol.h"
 #include "protocols/mad.h"
@@ -24,7 +23,8 @@ struct SingleStage {
 // Keeps `single`'s answer when `debate_wanted` is false, otherwise runs mad with `debaters`
 // (the single agent first, as the affirmative). A single stage without a parsable answer has
 // nothing to keep: it always escalates, to a debate that starts from nothing.
-Async<std::optional<std::string>> keep_or_debate(Debate& debate, const MadSettings& mad, std::vector<Agent> debaters,
-                                                 SingleStage single, bool debate_wanted, nlohmann::json detail);
+Async<std::optional<std::string>> keep_or_debate(Debate& debate, const MadSettings& mad,
+                                                 std::vector<Agent> debaters, SingleStage single,
+                                                 bool debate_wanted, nlohmann::json detail);
 
 }  // namespace parley

@@ -16,11 +16,15 @@ using Json = nlohmann::json;
 std::string critique_reply(const std::string& final_letter, const std::string& final_confidence = "80%") {
   return "Initial answer: B\nInitial reasoning: Jupiter is the largest planet.\nInitial confidence: 90%\n"
          "Self-critique: However, Venus could be meant.\nAlternative answer: C\nCritique confidence: 20%\n"
-         "Final answer: " + final_letter + "\nFinal confidence: " + final_confidence;
+         "Final answer: " +
+         final_letter + "\nFinal confidence: " + final_confidence;
 }
 
 std::string verdict(const std::string& preference, const std::string& answer) {
-  return Json{{"Preference", preference}, {"Supported Side", "Affirmative"}, {"Reason", "r"}, {"Debate Answer", answer}}
+  return Json{{"Preference", preference},
+              {"Supported Side", "Affirmative"},
+              {"Reason", "r"},
+              {"Debate Answer", answer}}
       .dump();
 }
 
@@ -47,20 +51,23 @@ TEST(SelfCritiqueProtocol, AnswersWithTheFinalAnswerAndRecordsTheStage) {
   EXPECT_FALSE(stage->contains("malformed"));
   // The prompt asks for every section.
   const std::string& prompt = h.client->requests[0].messages.back().content;
-  for (const char* label : {"Initial answer:", "Initial reasoning:", "Initial confidence:", "Self-critique:",
-                            "Alternative answer:", "Critique confidence:", "Final answer:", "Final confidence:"})
+  for (const char* label :
+       {"Initial answer:", "Initial reasoning:", "Initial confidence:", "Self-critique:",
+        "Alternative answer:", "Critique confidence:", "Final answer:", "Final confidence:"})
     EXPECT_NE(prompt.find(label), std::string::npos) << label;
   EXPECT_NE(prompt.find("C. Venus"), std::string::npos);
 }
 
 TEST(SelfCritiqueProtocol, AMalformedReplyIsReaskedOnceThenRecorded) {
-  Harness h([](const ChatRequest&) -> std::string { return "Initial answer: D\nInitial reasoning: home.\n"; });
+  Harness h(
+      [](const ChatRequest&) -> std::string { return "Initial answer: D\nInitial reasoning: home.\n"; });
   const Transcript t = h.run("self_critique");
   ASSERT_EQ(t.messages.size(), 2u);  // the reply and one re-ask, no more
   EXPECT_EQ(t.messages[1].role, "self_critique_reask");
   const std::string& reask = h.client->requests[1].messages.back().content;
-  EXPECT_NE(reask.find("Initial confidence, Self-critique, Critique confidence, Final answer, Final confidence"),
-            std::string::npos)
+  EXPECT_NE(
+      reask.find("Initial confidence, Self-critique, Critique confidence, Final answer, Final confidence"),
+      std::string::npos)
       << reask;
   EXPECT_EQ(t.final_answer, "D");  // the initial answer stands in for the missing final one
   const auto stage = event(t, "self_critique");

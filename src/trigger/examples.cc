@@ -1,7 +1,6 @@
 // Training examples and evaluation of the iMAD trigger from stored transcripts.
 #include <algorithm>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -35,7 +34,8 @@ const MessageRecord* last_self_critique(const Transcript& t) {
 }  // namespace
 
 std::vector<TriggerExample> trigger_examples(const std::vector<Transcript>& transcripts,
-                                             const FeatureExtractor& extractor, std::string_view mad_reference) {
+                                             const FeatureExtractor& extractor,
+                                             std::string_view mad_reference) {
   std::map<std::pair<std::string, std::uint64_t>, bool> mad;
   for (const Transcript& t : transcripts)
     if (t.protocol == mad_reference) mad[{t.task_id, t.seed}] = t.correct;

@@ -2,9 +2,8 @@
 // (parley/trigger.h), on hand-made transcripts.
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "parley/trigger.h"
 
@@ -16,9 +15,10 @@ using Json = nlohmann::json;
 const std::string kSource = PARLEY_SOURCE_DIR;
 
 std::string critique(const std::string& answer, int confidence) {
-  return "Initial answer: " + answer + "\nInitial reasoning: It follows from the setup.\nInitial confidence: 90%\n"
-         "Self-critique: However, another reading is possible.\nCritique confidence: 30%\nFinal answer: " + answer +
-         "\nFinal confidence: " + std::to_string(confidence) + "%";
+  return "Initial answer: " + answer +
+         "\nInitial reasoning: It follows from the setup.\nInitial confidence: 90%\n"
+         "Self-critique: However, another reading is possible.\nCritique confidence: 30%\nFinal answer: " +
+         answer + "\nFinal confidence: " + std::to_string(confidence) + "%";
 }
 
 Transcript unit(const std::string& protocol, const std::string& task, std::uint64_t seed, bool correct) {
@@ -37,14 +37,18 @@ Transcript stage(const std::string& protocol, const std::string& task, std::uint
   m.role = "self_critique";
   m.text = critique("B", confidence);
   t.messages.push_back(m);
-  t.events.push_back({0, "self_critique", Json{{"question", "Question " + task + "?"}, {"correct", stage_correct}}.dump()});
+  t.events.push_back(
+      {0, "self_critique", Json{{"question", "Question " + task + "?"}, {"correct", stage_correct}}.dump()});
   return t;
 }
 
 TEST(TriggerExamples, OnePerSelfCritiqueWithTheLabelAndMadsOutcome) {
-  std::vector<Transcript> run = {stage("self_critique", "t1", 1, true, 90), stage("self_critique", "t2", 1, false, 60),
-                                 stage("self_critique", "t3", 1, false, 70), unit("mad", "t1", 1, false),
-                                 unit("mad", "t2", 1, true), unit("single", "t3", 1, true)};
+  std::vector<Transcript> run = {stage("self_critique", "t1", 1, true, 90),
+                                 stage("self_critique", "t2", 1, false, 60),
+                                 stage("self_critique", "t3", 1, false, 70),
+                                 unit("mad", "t1", 1, false),
+                                 unit("mad", "t2", 1, true),
+                                 unit("single", "t3", 1, true)};
   // An imad unit whose first reply was re-asked and whose trigger debated: its own outcome.
   Transcript imad = stage("imad", "t4", 2, false, 50);
   MessageRecord reask;
@@ -67,7 +71,8 @@ TEST(TriggerExamples, OnePerSelfCritiqueWithTheLabelAndMadsOutcome) {
   EXPECT_EQ(examples[3].protocol, "imad");
   EXPECT_EQ(examples[3].mad_correct, true);  // its own debate
   // Features of the last reply (the re-ask) and the recorded question.
-  EXPECT_EQ(examples[3].features, extractor.extract(self_critique_feature_input("Question t4?", critique("C", 40))));
+  EXPECT_EQ(examples[3].features,
+            extractor.extract(self_critique_feature_input("Question t4?", critique("C", 40))));
   EXPECT_EQ(examples[0].features.size(), 41u);
   EXPECT_DOUBLE_EQ(examples[1].features[34], 0.60);  // FinalConfidence
 
@@ -79,7 +84,8 @@ TEST(TriggerExamples, OnePerSelfCritiqueWithTheLabelAndMadsOutcome) {
 TEST(TriggerExamples, TheSplitKeepsEverySeedOfATaskOnOneSide) {
   std::vector<TriggerExample> examples;
   for (int task = 0; task < 50; ++task)
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) examples.push_back({"task" + std::to_string(task), seed, "p", {}, 0, {}});
+    for (std::uint64_t seed = 1; seed <= 3; ++seed)
+      examples.push_back({"task" + std::to_string(task), seed, "p", {}, 0, {}});
   const TriggerSplit split = split_by_task(examples, 0.3, 7);
   EXPECT_EQ(split.train.size() + split.validation.size(), 150u);
   EXPECT_GT(split.validation.size(), 15u);  // 0.3 of 50 tasks, give or take chance
@@ -98,9 +104,13 @@ TEST(TriggerExamples, TheEvaluationCountsTheModelsDecisions) {
   std::vector<TriggerExample> examples;
   const int confidences[] = {99, 95, 30, 20, 60, 10};
   for (int i = 0; i < 6; ++i) {
-    TriggerExample e{"t" + std::to_string(i), 1, "self_critique",
-                     extractor.extract(self_critique_feature_input("What is the answer?", critique("B", confidences[i]))),
-                     i < 2 ? 1 : 0, std::nullopt};
+    TriggerExample e{
+        "t" + std::to_string(i),
+        1,
+        "self_critique",
+        extractor.extract(self_critique_feature_input("What is the answer?", critique("B", confidences[i]))),
+        i < 2 ? 1 : 0,
+        std::nullopt};
     if (i == 2) e.mad_correct = true;
     examples.push_back(e);
   }

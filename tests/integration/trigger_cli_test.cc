@@ -12,7 +12,8 @@ namespace {
 using Json = nlohmann::json;
 
 const char* kResponse =
-    "Initial answer: A\nInitial reasoning: Mars looks large, so it may be the biggest.\nInitial confidence: 70%\n"
+    "Initial answer: A\nInitial reasoning: Mars looks large, so it may be the biggest.\nInitial confidence: "
+    "70%\n"
     "Self-critique: However, Jupiter is a gas giant and could well be larger.\nAlternative answer: B\n"
     "Critique confidence: 45%\nFinal answer: A\nFinal confidence: 60%\n";
 
@@ -21,7 +22,8 @@ std::string model_path() { return (source_dir() / "examples/imad-trigger.json").
 TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
   const auto dir = scratch_dir("features");
   write_file(dir / "response.txt", kResponse);
-  const auto r = run_parley({"features", "--question", "Which planet is largest?", "--response", "response.txt"}, dir);
+  const auto r =
+      run_parley({"features", "--question", "Which planet is largest?", "--response", "response.txt"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json out = Json::parse(r.out);
   ASSERT_EQ(out["features"].size(), 41u);
@@ -34,8 +36,9 @@ TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
   EXPECT_DOUBLE_EQ(out["features"]["FinalConfidence"].get<double>(), 0.60);
   EXPECT_FALSE(out.contains("trigger"));
 
-  const auto scored = run_parley(
-      {"features", "--question", "Which planet is largest?", "--response", "response.txt", "--model", model_path()}, dir);
+  const auto scored = run_parley({"features", "--question", "Which planet is largest?", "--response",
+                                  "response.txt", "--model", model_path()},
+                                 dir);
   ASSERT_EQ(scored.exit_code, 0) << scored.err;
   const Json trigger = Json::parse(scored.out)["trigger"];
   EXPECT_DOUBLE_EQ(trigger["threshold"].get<double>(), 0.7);
@@ -49,12 +52,15 @@ TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
 TEST(TriggerCli, TrainTriggerLearnsFromARunAndWritesAModelImadCanUse) {
   const auto dir = scratch_dir("train-trigger");
   const std::string data = (source_dir() / "examples/data/mc-sample.jsonl").string();
-  write_file(dir / "train.yaml",
-             "models:\n  - {name: sim, backend: simulator}\n"
-             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
-             "dataset: {path: " + data + ", limit: 20}\n"
-             "protocols:\n  - {name: self_critique, agents: [a1]}\n  - {name: mad, agents: [a1, a2]}\n"
-             "seeds: [1, 2, 3]\n");
+  write_file(
+      dir / "train.yaml",
+      "models:\n  - {name: sim, backend: simulator}\n"
+      "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+      "dataset: {path: " +
+          data +
+          ", limit: 20}\n"
+          "protocols:\n  - {name: self_critique, agents: [a1]}\n  - {name: mad, agents: [a1, a2]}\n"
+          "seeds: [1, 2, 3]\n");
   ASSERT_EQ(run_parley({"run", "train.yaml", "--out", "run", "--quiet"}, dir).exit_code, 0);
   const auto r = run_parley({"train-trigger", "run", "--out", "model.json", "--layers", "2", "--hidden", "16",
                              "--epochs", "5", "--validation", "0.3", "--examples-out", "examples.jsonl"},
@@ -75,11 +81,14 @@ TEST(TriggerCli, TrainTriggerLearnsFromARunAndWritesAModelImadCanUse) {
   EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 60);
 
   // The model drives imad.
-  write_file(dir / "imad.yaml",
-             "models:\n  - {name: sim, backend: simulator}\n"
-             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
-             "dataset: {path: " + data + ", limit: 4}\n"
-             "protocols:\n  - {name: imad, agents: [a1, a2], trigger_model: model.json, threshold: 0.5}\n");
+  write_file(
+      dir / "imad.yaml",
+      "models:\n  - {name: sim, backend: simulator}\n"
+      "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+      "dataset: {path: " +
+          data +
+          ", limit: 4}\n"
+          "protocols:\n  - {name: imad, agents: [a1, a2], trigger_model: model.json, threshold: 0.5}\n");
   const auto imad = run_parley({"run", "imad.yaml", "--out", "imad-run"}, dir);
   EXPECT_EQ(imad.exit_code, 0) << imad.err;
   EXPECT_NE(imad.out.find("selective debate decisions"), std::string::npos) << imad.out;
@@ -89,8 +98,10 @@ TEST(TriggerCli, TrainTriggerErrorsAreOneLine) {
   const auto dir = scratch_dir("train-trigger-errors");
   write_file(dir / "single.yaml",
              "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
-             "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 3}\n"
-             "protocols:\n  - {name: single}\n");
+             "dataset: {path: " +
+                 (source_dir() / "examples/data/mc-sample.jsonl").string() +
+                 ", limit: 3}\n"
+                 "protocols:\n  - {name: single}\n");
   ASSERT_EQ(run_parley({"run", "single.yaml", "--out", "run", "--quiet"}, dir).exit_code, 0);
   const auto empty = run_parley({"train-trigger", "run", "--out", "m.json"}, dir);
   EXPECT_EQ(empty.exit_code, 2);
@@ -104,9 +115,10 @@ TEST(TriggerCli, TrainTriggerErrorsAreOneLine) {
 
 TEST(TriggerCli, ImadWithoutAModelOrWithABadOneIsAConfigError) {
   const auto dir = scratch_dir("imad-config");
-  const std::string head = "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
-                           "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() +
-                           ", limit: 2}\nprotocols:\n";
+  const std::string head =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+      "dataset: {path: " +
+      (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 2}\nprotocols:\n";
   write_file(dir / "none.yaml", head + "  - {name: imad}\n");
   const auto none = run_parley({"run", "none.yaml"}, dir);
   EXPECT_EQ(none.exit_code, 2);

@@ -93,6 +93,7 @@ struct TurnInfo {
   int sample = 0;
   std::vector<PeerView> shown;         // what the agent was shown from its peers
   std::optional<double> temperature;   // overrides the agent's own
+  bool logprobs = false;               // ask for token log-probabilities (prior signals, SVR-MAD §3)
 };
 
 // A finished call: the reply and its parsed answer (after at most one re-ask).
@@ -101,6 +102,7 @@ struct Turn {
   int round = 0;
   std::string text;
   Answer answer;
+  std::optional<LogprobStats> logprobs;  // when the server returned them
 };
 
 // A reply that must have a given structure (a judge's JSON verdict). `check` returns "" when

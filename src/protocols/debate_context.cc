@@ -87,6 +87,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   request.messages.insert(request.messages.end(), messages.begin(), messages.end());
   request.sampling = agent.sampling;
   if (info.temperature) request.sampling.temperature = *info.temperature;
+  if (info.logprobs) request.sampling.logprobs = true;
   request.note.task = setup_.task;
   request.note.protocol = setup_.protocol_label;
   request.note.seed = setup_.seed;
@@ -176,7 +177,8 @@ Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessag
     draft.slots.push_back(reply.slot);
     answer = parse_answer(reply.response.text, *setup_.task);
   }
-  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(answer)};
+  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(answer),
+                    std::move(reply.response.logprobs)};
   co_return draft;
 }
 

@@ -20,6 +20,10 @@ struct SingleStage {
   std::string text;  // its reply, which opens the debate's transcript
 };
 
+// Records the "trigger" event of a decision on `single` and returns whether to debate: as
+// wanted, or always when the single stage has no parsable answer (then with "forced").
+bool record_trigger(Debate& debate, const Answer& single, bool debate_wanted, nlohmann::json detail);
+
 // Keeps `single`'s answer when `debate_wanted` is false, otherwise runs mad with `debaters`
 // (the single agent first, as the affirmative). A single stage without a parsable answer has
 // nothing to keep: it always escalates, to a debate that starts from nothing.

@@ -17,5 +17,6 @@ ProtocolInfo group_debate_protocol();      // group_debate.cc
 ProtocolInfo self_critique_protocol();     // self_critique.cc
 ProtocolInfo down_protocol();              // down.cc
 ProtocolInfo imad_protocol();              // imad.cc
+ProtocolInfo svr_mad_protocol();           // svr_mad.cc
 
 }  // namespace parley

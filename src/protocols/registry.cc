@@ -18,6 +18,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       self_critique_protocol(),
       down_protocol(),
       imad_protocol(),
+      svr_mad_protocol(),
   };
   return registry;
 }

@@ -89,9 +89,30 @@ struct ProtocolSummary {
   std::optional<SelectiveDecisions> selective;
 };
 
+// SVR-MAD §3 and §5 (Fig. 1–2): units grouped by how many agents were right before debate, as
+// the "priors" event of a protocol (svr_mad) records its pre-debate answers; per group, how
+// often the agent ranked first by each prior signal ("min_ll", "ppl", "confidence") and by the
+// final SVR-MAD score ("svr") is right, and each protocol's accuracy on those units. Units
+// whose pre-debate answers are unanimous are left out, as in the paper (§5).
+struct DifficultyGroup {
+  int correct_before = 0;
+  std::int64_t units = 0;
+  std::map<std::string, std::int64_t> ranked;       // signal → units where it ranked an agent
+  std::map<std::string, std::int64_t> top_correct;  // signal → units whose top-ranked agent is right
+  std::map<std::string, std::int64_t> protocol_units;    // protocol → units it ran
+  std::map<std::string, std::int64_t> protocol_correct;  // protocol → of which correct
+};
+struct DifficultyBreakdown {
+  std::string source;  // the protocol whose pre-debate answers define the difficulty
+  int agents = 0;
+  std::int64_t unanimous = 0;           // units left out
+  std::vector<DifficultyGroup> groups;  // ascending correct_before, only groups with units
+};
+
 struct Summary {
   bool simulated = false;
   std::vector<ProtocolSummary> protocols;
+  std::optional<DifficultyBreakdown> difficulty;  // when a protocol recorded pre-debate priors
 };
 
 // Groups by protocol label in `protocol_order` (labels not listed follow, sorted).

@@ -135,12 +135,14 @@ class SvrMad final : public Protocol {
                             {"score", agents[receiver].score(settings_.posterior)},
                             {"debates", agents[receiver].debates}}
                            .dump());
+          record_scores(debate, round, agents);
           co_return agents[receiver].initial;
         }
       }
       budget -= settings_.communications;  // line 16
       if (challengers.empty()) break;      // nobody disagrees with the receiver: no debate can change it
     }
+    record_scores(debate, round, agents);
     co_return fallback(debate, round, agents);
   }
 
@@ -171,11 +173,21 @@ class SvrMad final : public Protocol {
            {"min_ll", t.logprobs ? number_or_null(t.logprobs->min_token_logprob) : Json(nullptr)},
            {"ppl", t.logprobs ? number_or_null(t.logprobs->perplexity) : Json(nullptr)},
            {"confidence", t.answer.confidence ? Json(*t.answer.confidence) : Json(nullptr)},
-           {"prior", number_or_null(a.prior)}});
+           {"prior", number_or_null(a.prior)},
+           {"correct", !a.initial.empty() && answers_match(debate.task(), a.initial)}});
       agents.push_back(std::move(a));
     }
     debate.event(0, "priors", priors.dump());  // the pre-debate signals, for the difficulty analysis
     co_return agents;
+  }
+
+  // The final scores (posterior-dominant), for the difficulty analysis of Fig. 1.
+  void record_scores(Debate& debate, int round, const std::vector<Standing>& agents) const {
+    Json scores = Json::array();
+    for (const Standing& a : agents)
+      scores.push_back({{"agent", a.seat.agent.name}, {"score", number_or_null(a.score(settings_.posterior))},
+                        {"debates", a.debates}});
+    debate.event(round, "scores", scores.dump());
   }
 
   // The agent with the highest score; ties go to the first (agent order).

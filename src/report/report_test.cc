@@ -218,6 +218,66 @@ TEST(Summarize, FullMadDebatesEveryUnitAgainstTheSingleBaseline) {
   EXPECT_FALSE(s.protocols[0].selective);             // single records no decisions
 }
 
+// A unit of svr_mad with its pre-debate priors (answer, signals, correctness) and final scores.
+Transcript svr_unit(const std::string& task, bool correct, const std::string& priors, const std::string& scores) {
+  Transcript t = debate("svr_mad", task, correct, 100, 1);
+  t.events.push_back({0, "priors", priors});
+  if (!scores.empty()) t.events.push_back({2, "scores", scores});
+  return t;
+}
+
+// Three agents. q1: one right before debate (a2); min-LL ranks a1 (wrong) first, PPL a2 (lowest
+// perplexity, right), confidence a3 (wrong), the final score a2 (right). q2: two right (a1, a3);
+// min-LL ranks a1 (right), PPL a1 (tie with a3 at 1.5: the first), confidence a2 (wrong), score a3
+// (right). q3: unanimous, left out. Single ran q1 (wrong) and q2 (right).
+TEST(Summarize, DifficultyGroupsUnitsByAgentsRightBeforeDebate) {
+  std::vector<Transcript> run = {
+      svr_unit("q1", true,
+               R"([{"answer":"A","min_ll":-0.1,"ppl":1.9,"confidence":0.5,"correct":false},
+                   {"answer":"B","min_ll":-0.5,"ppl":1.2,"confidence":0.6,"correct":true},
+                   {"answer":"C","min_ll":-0.9,"ppl":2.5,"confidence":0.9,"correct":false}])",
+               R"([{"score":-1},{"score":1},{"score":0.9}])"),
+      svr_unit("q2", false,
+               R"([{"answer":"A","min_ll":-0.2,"ppl":1.5,"confidence":0.5,"correct":true},
+                   {"answer":"B","min_ll":-0.4,"ppl":2.0,"confidence":0.8,"correct":false},
+                   {"answer":"A","min_ll":null,"ppl":1.5,"confidence":0.7,"correct":true}])",
+               R"([{"score":0},{"score":-1},{"score":1}])"),
+      svr_unit("q3", true, R"([{"answer":"A","correct":true},{"answer":"A","correct":true},{"answer":"A","correct":true}])",
+               ""),
+      debate("single", "q1", false, 100, 1),
+      debate("single", "q2", true, 100, 1)};
+  const Summary s = summarize(run, {"single", "svr_mad"}, true);
+  ASSERT_TRUE(s.difficulty);
+  const DifficultyBreakdown& d = *s.difficulty;
+  EXPECT_EQ(d.source, "svr_mad");
+  EXPECT_EQ(d.agents, 3);
+  EXPECT_EQ(d.unanimous, 1);
+  ASSERT_EQ(d.groups.size(), 2u);
+  const DifficultyGroup& one = d.groups[0];
+  EXPECT_EQ(one.correct_before, 1);
+  EXPECT_EQ(one.units, 1);
+  EXPECT_EQ(one.top_correct.count("min_ll"), 0u);
+  EXPECT_EQ(one.top_correct.at("ppl"), 1);
+  EXPECT_EQ(one.top_correct.count("confidence"), 0u);
+  EXPECT_EQ(one.top_correct.at("svr"), 1);
+  EXPECT_EQ(one.protocol_units.at("single"), 1);
+  EXPECT_EQ(one.protocol_correct.count("single"), 0u);
+  EXPECT_EQ(one.protocol_correct.at("svr_mad"), 1);
+  const DifficultyGroup& two = d.groups[1];
+  EXPECT_EQ(two.correct_before, 2);
+  EXPECT_EQ(two.top_correct.at("min_ll"), 1);
+  EXPECT_EQ(two.top_correct.at("ppl"), 1);
+  EXPECT_EQ(two.top_correct.count("confidence"), 0u);
+  EXPECT_EQ(two.top_correct.at("svr"), 1);
+  EXPECT_EQ(two.protocol_correct.at("single"), 1);
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_DOUBLE_EQ(j["difficulty"]["groups"][0]["top_correct"]["ppl"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["difficulty"]["groups"][0]["accuracy"]["single"].get<double>(), 0.0);
+  EXPECT_NE(render_table(s).find("by difficulty (SVR-MAD Fig. 1-2)"), std::string::npos);
+  // A run without priors has no breakdown.
+  EXPECT_FALSE(summarize(breakdown_run(), {}, false).difficulty);
+}
+
 TEST(RenderTable, LabelsSimulatedNumbers) {
   const auto simulated = render_table(summarize(sample_run(), {}, true));
   const auto real = render_table(summarize(sample_run(), {}, false));

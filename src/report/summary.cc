@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parley/report.h"
+#include "report/difficulty.h"
 #include "core/hash.h"
 
 namespace parley {
@@ -175,6 +176,7 @@ Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<
     }
     protocol.selective = selective_decisions(by_protocol.at(protocol.name), mad ? &*mad : nullptr);
   }
+  summary.difficulty = difficulty_breakdown(transcripts, names);
   return summary;
 }
 
@@ -224,6 +226,7 @@ std::string summary_to_json(const Summary& summary) {
     }
     j["protocols"].push_back(std::move(row));
   }
+  if (summary.difficulty) j["difficulty"] = difficulty_to_json(*summary.difficulty);
   return j.dump(2);
 }
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "parley/report.h"
+#include "report/difficulty.h"
 
 namespace parley {
 namespace {
@@ -87,6 +88,11 @@ std::string render_table(const Summary& summary) {
   out += "tokens per task (mean); ApT = accuracy per 100k tokens; latency = critical path of the LLM calls\n";
   out += render_decision_breakdown(summary, name_width);
   out += render_selective(summary, name_width);
+  if (summary.difficulty) {
+    std::vector<std::string> names;
+    for (const auto& p : summary.protocols) names.push_back(p.name);
+    out += render_difficulty(*summary.difficulty, names);
+  }
   return out;
 }
 

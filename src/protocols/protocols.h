@@ -17,5 +17,7 @@ ProtocolInfo group_debate_protocol();      // group_debate.cc
 ProtocolInfo self_critique_protocol();     // self_critique.cc
 ProtocolInfo down_protocol();              // down.cc
 ProtocolInfo imad_protocol();              // imad.cc
+ProtocolInfo sid_et_protocol();            // sid_et.cc
+ProtocolInfo s2_mad_protocol();            // s2_mad.cc
 
 }  // namespace parley

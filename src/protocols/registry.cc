@@ -18,6 +18,8 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       self_critique_protocol(),
       down_protocol(),
       imad_protocol(),
+      sid_et_protocol(),
+      s2_mad_protocol(),
   };
   return registry;
 }

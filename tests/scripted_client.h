@@ -1,10 +1,12 @@
 #pragma once
 // ScriptedClient: an LlmClient backend for protocol control-flow tests. A script function
 // decides each reply from the request (its annotations say which agent, round and turn it
-// is); every request is recorded for assertions. Replies complete asynchronously through the
-// event loop, like a real backend.
+// is); every request is recorded for assertions. An optional second function gives a reply's
+// token log-probabilities. Replies complete asynchronously through the event loop, like a real
+// backend.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -28,11 +30,14 @@ class ScriptedClient final : public LlmClient {
     response.text = std::get<std::string>(reply);
     response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
     response.usage.completion_tokens = estimate_tokens(response.text);
+    if (logprobs) response.logprobs = logprobs(request);
     co_return response;
   }
   bool simulated() const override { return true; }
 
   std::vector<ChatRequest> requests;
+  // The token log-probabilities of each reply (nullopt: the server returned none, the default).
+  std::function<std::optional<LogprobStats>(const ChatRequest&)> logprobs;
 
  private:
   EventLoop& loop_;

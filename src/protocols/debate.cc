@@ -1,5 +1,7 @@
 #include "protocols/debate.h"
 
+#include <nlohmann/json.hpp>
+
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
 #include "protocols/vote.h"
@@ -18,12 +20,13 @@ std::vector<std::size_t> RoundDebate::visible_peers(std::size_t self, int /*roun
 Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
   std::vector<Seat> seats = take_seats(debate, static_cast<std::size_t>(agent_count_));
   co_await answer_independently(debate, seats);
-  for (int round = 1; round <= rounds_; ++round) {
-    std::vector<RevisionInput> inputs(seats.size());
-    for (std::size_t i = 0; i < seats.size(); ++i) inputs[i].peers = visible_peers(i, round, seats.size());
-    co_await revise_in_parallel(debate, round, seats, std::move(inputs));
-  }
-  co_return vote_of_latest(debate, rounds_, seats);
+  const RevisionPlan plan = [this](int round, const std::vector<Seat>& now) {
+    std::vector<RevisionInput> inputs(now.size());
+    for (std::size_t i = 0; i < now.size(); ++i) inputs[i].peers = visible_peers(i, round, now.size());
+    return inputs;
+  };
+  const int last = co_await run_rounds(debate, seats, rounds_, /*consensus=*/0, plan);  // no early stop
+  co_return vote_of_latest(debate, last, seats);
 }
 
 // ---- Round machinery -----------------------------------------------------------------------
@@ -35,22 +38,25 @@ std::vector<Seat> take_seats(const Debate& debate, std::size_t count) {
   return seats;
 }
 
-Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats) {
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first) {
   std::vector<Async<Turn>> calls;
-  for (const Seat& seat : seats) {
+  for (std::size_t i = first; i < seats.size(); ++i) {
     TurnInfo info;
-    calls.push_back(debate.ask(seat.agent, seat.history, std::move(info)));
+    calls.push_back(debate.ask(seats[i].agent, seats[i].history, std::move(info)));
   }
   std::vector<Turn> turns = co_await when_all(std::move(calls));
-  for (std::size_t i = 0; i < seats.size(); ++i) seats[i].latest = std::move(turns[i]);
+  for (std::size_t i = first; i < seats.size(); ++i) seats[i].latest = std::move(turns[i - first]);
 }
 
 Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& seats,
                                std::vector<RevisionInput> inputs) {
   std::vector<Async<Turn>> calls;
+  std::vector<std::size_t> asked;  // the seats that do not sit out, in the order of `calls`
   for (std::size_t i = 0; i < seats.size(); ++i) {
     Seat& seat = seats[i];
     const RevisionInput& input = inputs[i];
+    if (input.sits_out) continue;
+    asked.push_back(i);
     seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
     TurnInfo info;
     info.round = round;
@@ -66,7 +72,24 @@ Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& sea
     calls.push_back(debate.ask(seat.agent, seat.history, std::move(info)));
   }
   std::vector<Turn> turns = co_await when_all(std::move(calls));
-  for (std::size_t i = 0; i < seats.size(); ++i) seats[i].latest = std::move(turns[i]);
+  for (std::size_t k = 0; k < asked.size(); ++k) seats[asked[k]].latest = std::move(turns[k]);
+}
+
+Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int consensus,
+                      RevisionPlan plan) {
+  for (int round = 1; round <= rounds; ++round) {
+    co_await revise_in_parallel(debate, round, seats, plan(round, seats));
+    if (consensus <= 0 || round == rounds) continue;
+    std::vector<Answer> answers;
+    for (const Seat& seat : seats) answers.push_back(seat.latest.answer);
+    const int agreeing = largest_agreement(answers, debate.task().answer_type);
+    if (agreeing >= consensus) {
+      debate.event(round, "stop",
+                   nlohmann::json{{"reason", "consensus"}, {"round", round}, {"agreeing", agreeing}}.dump());
+      co_return round;
+    }
+  }
+  co_return rounds;
 }
 
 PeerView peer_view(const Turn& turn) {

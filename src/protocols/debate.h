@@ -5,8 +5,11 @@
 // Who sees whom is a hook (visible_peers) so that restricted-graph protocols derive from this.
 // The round machinery below (seats, the independent round, a revision round, the vote) is
 // shared with protocols whose rounds have this shape but whose visibility depends on the
-// debate itself (group_debate.cc: random groups per debate).
+// debate itself (group_debate.cc: random groups per debate; s2_mad.cc: only disagreeing peers)
+// and with the baselines of SVR-MAD's MAD setting (§5), which may stop early on consensus
+// (run_rounds; sid_et.cc, s2_mad.cc).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,21 +45,34 @@ struct Seat {
 // `count` seats for the debate's agent instances, each conversation opened with the question.
 std::vector<Seat> take_seats(const Debate& debate, std::size_t count);
 
-// Round 0: every seat answers the question on its own, all in parallel.
-Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats);
+// Round 0: every seat from `first` on answers the question on its own, all in parallel (seats
+// before `first` already hold an answer: sid_et reuses its single agent's).
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first = 0);
 
 // What one seat is shown in a revision round.
 struct RevisionInput {
   std::vector<std::size_t> peers;  // seats whose latest solution is shown in full
   std::string briefing;            // text before the solutions ("" = none)
   std::vector<PeerView> briefed;   // the agents whose answers the briefing reports, in its order
+  bool sits_out = false;           // no call this round; the seat keeps its latest answer (S2-MAD)
 };
 
 // One revision round (Du et al.): seat i's conversation continues with its latest reply and a
 // user turn built from inputs[i]; all seats answer in parallel, so each sees only what its
-// peers said in the previous round.
+// peers said in the previous round. A seat whose input sits out is not asked.
 Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& seats,
                                std::vector<RevisionInput> inputs);
+
+// What every seat is shown in `round`, planned from the seats as the previous round left them.
+using RevisionPlan = std::function<std::vector<RevisionInput>(int round, const std::vector<Seat>& seats)>;
+
+// Revision rounds 1..`rounds`, each planned by `plan`. With `consensus` > 0 the debate stops after
+// a round r < `rounds` in which at least `consensus` seats' latest answers are one vote
+// (largest_agreement, vote.h) -- the early stop of SVR-MAD's MAD setting (§5: "may terminate
+// after round one if at least five agents reach a clear consensus") -- recorded as a "stop" event
+// of round r with detail {"reason":"consensus","round":r,"agreeing":k}. Returns the last round run
+// (0 when `rounds` is 0).
+Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int consensus, RevisionPlan plan);
 
 // What a peer's latest turn shows of its answer (for TurnInfo::shown).
 PeerView peer_view(const Turn& turn);

@@ -20,6 +20,7 @@
 #include "protocols/mad.h"
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
+#include "protocols/vote.h"
 
 namespace parley {
 namespace {
@@ -145,13 +146,6 @@ std::string answer_text(const Task& task, const std::optional<std::string>& answ
       if (option_letter(i) == *answer) return *answer + ". " + task.options[i];
   }
   return *answer;
-}
-
-// Whether two canonical answers are the same answer, by the rule that matches gold answers.
-bool same_answer(const Task& task, std::string_view a, const std::string& b) {
-  Task reference = task;
-  reference.answer = b;
-  return answers_match(reference, a);
 }
 
 // {OPTIONS}. Open (numeric, free-text) tasks have no option list: any answer of the task's type

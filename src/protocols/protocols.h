@@ -18,5 +18,7 @@ ProtocolInfo self_critique_protocol();     // self_critique.cc
 ProtocolInfo down_protocol();              // down.cc
 ProtocolInfo imad_protocol();              // imad.cc
 ProtocolInfo svr_mad_protocol();           // svr_mad.cc
+ProtocolInfo sid_et_protocol();            // sid_et.cc
+ProtocolInfo s2_mad_protocol();            // s2_mad.cc
 
 }  // namespace parley

@@ -19,6 +19,8 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       down_protocol(),
       imad_protocol(),
       svr_mad_protocol(),
+      sid_et_protocol(),
+      s2_mad_protocol(),
   };
   return registry;
 }

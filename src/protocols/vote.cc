@@ -65,6 +65,21 @@ VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type) {
   return result;
 }
 
+int largest_agreement(const std::vector<Answer>& answers, AnswerType type) {
+  std::map<std::string, int> counts;
+  int largest = 0;
+  for (const Answer& answer : answers) {
+    if (answer.value) largest = std::max(largest, ++counts[vote_key(*answer.value, type)]);
+  }
+  return largest;
+}
+
+bool same_answer(const Task& task, std::string_view a, const std::string& b) {
+  Task reference = task;
+  reference.answer = b;
+  return answers_match(reference, a);
+}
+
 std::string describe(const VoteResult& vote) {
   if (vote.median) return "median of " + std::to_string(vote.voters) + " forecasts: " + vote.winner.value_or("(none)");
   return std::to_string(vote.votes) + " of " + std::to_string(vote.voters) + " for " + vote.winner.value_or("(none)");

@@ -5,9 +5,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parley/answer.h"
+#include "parley/task.h"
 
 namespace parley {
 
@@ -29,6 +31,14 @@ VoteResult majority_vote(const std::vector<Answer>& answers, AnswerType type = A
 // The form under which majority_vote groups an answer: its normalised text for free-text
 // answers, the canonical value itself otherwise. Two answers are one vote when their keys match.
 std::string vote_key(const std::string& value, AnswerType type);
+
+// How many of `answers` form the largest group of one vote (equal vote_key; unparsed answers
+// agree with nothing): the consensus of the debates' early stop (SVR-MAD §5). 0 when none parsed.
+int largest_agreement(const std::vector<Answer>& answers, AnswerType type);
+
+// Whether two canonical answers are the same answer, by the rule that matches gold answers
+// (answers_match with `b` as the gold): mad's candidate set, S2-MAD's answer equivalence.
+bool same_answer(const Task& task, std::string_view a, const std::string& b);
 
 // "2 of 3 for B": the detail of a protocol's "vote" event.
 std::string describe(const VoteResult& vote);

@@ -113,6 +113,7 @@ TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
     if (p.metrics_mean.count("prr")) prr[p.name] = p.metrics_mean.at("prr");
   }
   int judge_calls = 0, judge_failures = 0;
+  std::map<std::string, int> sid_decisions;
   for (const auto& t : run->transcripts) {
     for (const auto& m : t.messages) {
       if (m.role.rfind("judge", 0) == 0) {
@@ -122,7 +123,21 @@ TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
     }
     for (const auto& e : t.events) judge_failures += e.kind == "judge_failed";
     EXPECT_TRUE(t.metrics.count("prr")) << t.protocol;
+    if (t.protocol == "sid_et") {
+      // The simulator returns the log-probabilities sid_et asks for; the default threshold both
+      // skips and debates on these tasks.
+      ASSERT_FALSE(t.messages.empty());
+      EXPECT_TRUE(t.messages[0].min_token_logprob.has_value());
+      for (const auto& e : t.events) {
+        if (e.kind != "trigger") continue;
+        EXPECT_EQ(e.detail.find("no_logprobs"), std::string::npos) << e.detail;
+        ++sid_decisions[e.detail.find("\"decision\":\"skip\"") != std::string::npos ? "skip" : "debate"];
+      }
+    }
   }
+  EXPECT_EQ(sid_decisions["skip"] + sid_decisions["debate"], 80);
+  EXPECT_GT(sid_decisions["skip"], 0);
+  EXPECT_GT(sid_decisions["debate"], 0);
   EXPECT_GT(judge_calls, 1000);  // best-of-2 on every turn of ni/wr/cr/ra_cr, plus RA-CR's ranking
   EXPECT_EQ(judge_failures, 0);  // malformed first verdicts are fixed by their re-asks
   ASSERT_TRUE(prr.count("wr") && prr.count("cr"));

@@ -123,6 +123,31 @@ Summary summarize(const std::vector<Transcript>& transcripts,
 std::string summary_to_json(const Summary& summary);  // pretty-printed
 std::string render_table(const Summary& summary);     // fixed-width terminal table
 
+// ---- SID-ET's skip-rate tuning (SVR-MAD App. A, Algorithm 2; parley tune-sid-et) -----------
+
+// SID-ET at skip rate r, replayed from a run of sid_et that debated every unit: the share r of
+// units with the highest single-agent min log-likelihood keep the single answer (its
+// correctness, its first call's tokens), the rest keep the debate's outcome and tokens.
+struct SkipRateRow {
+  double skip_rate = 0.0;
+  double threshold = 0.0;  // the min-LL threshold that skips exactly these units
+  double accuracy = 0.0;
+  double tokens = 0.0;     // mean prompt + completion tokens per unit
+};
+struct SkipRateTuning {
+  std::int64_t units = 0;
+  double reference_accuracy = 0.0;  // the reference protocol (SVR-MAD) on the same units
+  double reference_tokens = 0.0;
+  std::vector<SkipRateRow> rows;    // r = 90%, 80%, …, 10%, in Algorithm 2's order
+  double selected = 0.1;            // r̂
+  std::string why;                  // "matches the reference's accuracy", "exceeds its tokens", "none did"
+};
+// Errors: no unit of `sid_et` with a debate and a min log-likelihood; a unit it skipped (run it
+// with threshold 0 so that every unit debates); no reference protocol on the same units.
+Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts, const std::string& sid_et,
+                                      const std::string& reference);
+std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& sid_et, const std::string& reference);
+
 // ---- Paired comparison of protocols (parley compare) ----------------------------------------
 
 // Per-debate metrics a comparison can use: "accuracy" (correct as 0/1), "tokens" (prompt +

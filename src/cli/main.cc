@@ -1,4 +1,4 @@
-// parley command line: run, report, compare, protocols, features, train-trigger. Uses only the public API in include/parley/.
+// parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 130 interrupted.
 #include <algorithm>
 #include <atomic>
@@ -134,6 +134,22 @@ int command_compare(const CompareArgs& args) {
   return 0;
 }
 
+int command_tune_sid_et(const std::string& dir, const std::string& sid_et, const std::string& reference) {
+  auto run = read_run(dir);
+  if (!run) {
+    fmt::print(stderr, "parley: {}\n", run.error().message);
+    return kExitUsage;
+  }
+  auto tuning = tune_skip_rate(run->transcripts, sid_et, reference);
+  if (!tuning) {
+    fmt::print(stderr, "parley: {}\n", tuning.error().message);
+    return kExitUsage;
+  }
+  if (run->simulated) std::cout << "SIMULATED: these numbers come from parley's built-in simulator.\n";
+  std::cout << render_skip_rate(*tuning, sid_et, reference);
+  return 0;
+}
+
 const char* kind_name(ParamKind kind) {
   switch (kind) {
     case ParamKind::kBool: return "bool";
@@ -207,6 +223,13 @@ int main_impl(int argc, char** argv) {
 
   auto* protocols = app.add_subcommand("protocols", "List the protocols with their parameters and defaults");
 
+  std::string tune_dir, tune_protocol = "sid_et", tune_reference = "svr_mad";
+  auto* tune = app.add_subcommand("tune-sid-et", "Choose SID-ET's skip rate against SVR-MAD (SVR-MAD App. A, Algorithm 2)");
+  tune->add_option("dir", tune_dir, "Run directory where sid_et debated every unit (threshold: 0) beside svr_mad")
+      ->required();
+  tune->add_option("--protocol", tune_protocol, "Label of the sid_et entry")->capture_default_str();
+  tune->add_option("--reference", tune_reference, "Label of the reference (SVR-MAD) entry")->capture_default_str();
+
   TriggerCommands trigger;
   add_trigger_commands(app, trigger);
 
@@ -219,6 +242,7 @@ int main_impl(int argc, char** argv) {
   if (report->parsed()) return command_report(report_dir, report_json);
   if (compare->parsed()) return command_compare(compare_args);
   if (protocols->parsed()) return command_protocols();
+  if (tune->parsed()) return command_tune_sid_et(tune_dir, tune_protocol, tune_reference);
   if (trigger.features->parsed()) return command_features(trigger.features_args);
   if (trigger.train->parsed()) return command_train_trigger(trigger.train_args);
   return kExitUsage;

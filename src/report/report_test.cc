@@ -278,6 +278,51 @@ TEST(Summarize, DifficultyGroupsUnitsByAgentsRightBeforeDebate) {
   EXPECT_FALSE(summarize(breakdown_run(), {}, false).difficulty);
 }
 
+// A sid_et unit that debated: single-agent min-LL and correctness, its first call's tokens (100),
+// the debate's outcome and total tokens (1,000).
+Transcript sid_unit(const std::string& task, double min_ll, bool single_correct, bool debate_correct) {
+  Transcript t = debate("sid_et", task, debate_correct, 990, 1);  // 990 + 10 tokens
+  MessageRecord first;
+  first.prompt_tokens = 60;
+  first.completion_tokens = 40;
+  t.messages.insert(t.messages.begin(), first);
+  t.messages.back().prompt_tokens -= 100;  // keep the total at 1,000
+  t.events.push_back({0, "trigger", nlohmann::json{{"decision", "debate"}, {"min_logprob", min_ll},
+                                                   {"single_correct", single_correct}}.dump()});
+  return t;
+}
+
+// Ten units, min-LL −0.1·i for q0..q9. Single right on q0–q6, wrong on q7–q9; the debate right
+// everywhere except q0. Skipping r = 90%: q0–q8 keep the single answer → right on q0–q6 (7), q9
+// debated → right: 8/10; tokens (9·100 + 1,000)/10 = 190. The reference (svr_mad) is right on 9
+// of 10 with 500 tokens: 0.8 < 0.9 and 190 ≤ 500 → next. r = 80%: q0–q7 single (7 right), q8,
+// q9 debated (2): 0.9 ≥ 0.9 → selected, threshold −0.7 (q7's min-LL).
+TEST(TuneSkipRate, ReplaysAlgorithmTwoAgainstTheReference) {
+  std::vector<Transcript> run;
+  for (int i = 0; i < 10; ++i) {
+    const std::string task = "q" + std::to_string(i);
+    run.push_back(sid_unit(task, -0.1 * i, i <= 6, i != 0));
+    run.push_back(debate("svr_mad", task, i != 9, 490, 1));  // 490 + 10 tokens
+  }
+  auto tuning = tune_skip_rate(run, "sid_et", "svr_mad");
+  ASSERT_TRUE(tuning) << tuning.error().message;
+  EXPECT_EQ(tuning->units, 10);
+  EXPECT_DOUBLE_EQ(tuning->reference_accuracy, 0.9);
+  EXPECT_DOUBLE_EQ(tuning->reference_tokens, 500.0);
+  ASSERT_EQ(tuning->rows.size(), 9u);
+  EXPECT_DOUBLE_EQ(tuning->rows[0].accuracy, 0.8);
+  EXPECT_DOUBLE_EQ(tuning->rows[0].tokens, 190.0);
+  EXPECT_DOUBLE_EQ(tuning->rows[1].accuracy, 0.9);
+  EXPECT_DOUBLE_EQ(tuning->selected, 0.8);
+  EXPECT_NEAR(tuning->rows[1].threshold, -0.7, 1e-12);
+  EXPECT_NE(render_skip_rate(*tuning, "sid_et", "svr_mad").find("selected skip rate 80%"), std::string::npos);
+
+  // A unit sid_et skipped cannot be replayed; nor can a run without the reference.
+  run[0].events.back().detail = nlohmann::json{{"decision", "skip"}, {"min_logprob", 0.0}}.dump();
+  EXPECT_FALSE(tune_skip_rate(run, "sid_et", "svr_mad"));
+  EXPECT_FALSE(tune_skip_rate(breakdown_run(), "sid_et", "svr_mad"));
+}
+
 TEST(RenderTable, LabelsSimulatedNumbers) {
   const auto simulated = render_table(summarize(sample_run(), {}, true));
   const auto real = render_table(summarize(sample_run(), {}, false));

@@ -1,0 +1,126 @@
+// tune_skip_rate: SVR-MAD App. A, Algorithm 2 — SID-ET's skip rate chosen against SVR-MAD,
+// replayed offline from one run in which sid_et debated every unit.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "parley/report.h"
+
+namespace parley {
+namespace {
+
+struct Unit {
+  double min_ll = 0.0;
+  bool single_correct = false;
+  double single_tokens = 0.0;
+  bool debate_correct = false;
+  double debate_tokens = 0.0;
+};
+
+double tokens_of(const Transcript& t) {
+  return static_cast<double>(t.prompt_tokens() + t.completion_tokens());
+}
+
+}  // namespace
+
+Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts, const std::string& sid_et,
+                                      const std::string& reference) {
+  std::map<std::pair<std::string, std::uint64_t>, Unit> units;
+  for (const Transcript& t : transcripts) {
+    if (t.protocol != sid_et) continue;
+    for (const EventRecord& e : t.events) {
+      if (e.kind != "trigger") continue;
+      const auto detail = nlohmann::json::parse(e.detail, nullptr, false);
+      if (!detail.is_object() || !detail.contains("min_logprob") || !detail["min_logprob"].is_number()) break;
+      if (detail.value("decision", "") != "debate")
+        return Error{
+            fmt::format("{} kept the single answer on {} seed {}: run it with threshold: 0 so that every "
+                        "unit debates, then tune",
+                        sid_et, t.task_id, t.seed)};
+      if (t.messages.empty()) break;
+      const MessageRecord& first = t.messages.front();  // the single agent's answer
+      units[{t.task_id, t.seed}] =
+          Unit{detail["min_logprob"].get<double>(), detail.value("single_correct", false),
+               static_cast<double>(first.prompt_tokens + first.completion_tokens), t.correct, tokens_of(t)};
+      break;
+    }
+  }
+  if (units.empty())
+    return Error{fmt::format("no {} debate with a single-agent min log-likelihood in the run", sid_et)};
+  double reference_correct = 0.0, reference_tokens = 0.0;
+  std::int64_t matched = 0;
+  for (const Transcript& t : transcripts) {
+    if (t.protocol != reference || !units.count({t.task_id, t.seed})) continue;
+    ++matched;
+    reference_correct += t.correct ? 1.0 : 0.0;
+    reference_tokens += tokens_of(t);
+  }
+  if (matched == 0) return Error{fmt::format("no {} debate on the units {} ran", reference, sid_et)};
+
+  // Units in order of falling min-LL: skipping rate r keeps the first ⌈r·n⌉ single answers.
+  std::vector<Unit> order;
+  for (const auto& [key, unit] : units) order.push_back(unit);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Unit& a, const Unit& b) { return a.min_ll > b.min_ll; });
+  SkipRateTuning tuning;
+  tuning.units = static_cast<std::int64_t>(order.size());
+  tuning.reference_accuracy = reference_correct / static_cast<double>(matched);
+  tuning.reference_tokens = reference_tokens / static_cast<double>(matched);
+  const double n = static_cast<double>(order.size());
+  bool chosen = false;
+  for (int percent = 90; percent >= 10; percent -= 10) {  // Algorithm 2, lines 3–12
+    const double rate = percent / 100.0;
+    const auto skipped = static_cast<std::size_t>(std::ceil(rate * n - 1e-9));
+    SkipRateRow row;
+    row.skip_rate = rate;
+    row.threshold = skipped > 0 ? order[skipped - 1].min_ll : std::numeric_limits<double>::infinity();
+    double correct = 0.0, tokens = 0.0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const bool skip = i < skipped;
+      correct += (skip ? order[i].single_correct : order[i].debate_correct) ? 1.0 : 0.0;
+      tokens += skip ? order[i].single_tokens : order[i].debate_tokens;
+    }
+    row.accuracy = correct / n;
+    row.tokens = tokens / n;
+    tuning.rows.push_back(row);
+    if (chosen) continue;
+    if (row.accuracy >= tuning.reference_accuracy) {
+      tuning.selected = rate;
+      tuning.why = "the first rate whose accuracy reaches the reference's";
+      chosen = true;
+    } else if (row.tokens > tuning.reference_tokens) {
+      tuning.selected = rate;
+      tuning.why = "the first rate whose tokens exceed the reference's";
+      chosen = true;
+    }
+  }
+  if (!chosen) {
+    tuning.selected = 0.1;  // line 13
+    tuning.why = "no rate reached the reference's accuracy or exceeded its tokens";
+  }
+  return tuning;
+}
+
+std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& sid_et,
+                             const std::string& reference) {
+  std::string out = fmt::format(
+      "SID-ET skip-rate tuning (SVR-MAD App. A, Algorithm 2): {} replayed on {} units against "
+      "{} (accuracy {:.3f}, {:.0f} tokens per unit)\n",
+      sid_et, tuning.units, reference, tuning.reference_accuracy, tuning.reference_tokens);
+  out += fmt::format("{:>9}  {:>13}  {:>8}  {:>8}\n", "skip rate", "min-LL >= ", "accuracy", "tokens");
+  const SkipRateRow* selected = nullptr;
+  for (const SkipRateRow& row : tuning.rows) {
+    const bool is_selected = std::fabs(row.skip_rate - tuning.selected) < 1e-9;
+    if (is_selected) selected = &row;
+    out += fmt::format("{:>8.0f}%  {:>13.4f}  {:>8.3f}  {:>8.0f}{}\n", 100.0 * row.skip_rate, row.threshold,
+                       row.accuracy, row.tokens, is_selected ? "  <- selected" : "");
+  }
+  out += fmt::format("selected skip rate {:.0f}% ({})", 100.0 * tuning.selected, tuning.why);
+  if (selected) out += fmt::format("; use threshold: {:.6g}", selected->threshold);
+  return out + "\n";
+}
+
+}  // namespace parley

@@ -79,17 +79,20 @@ Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int 
                       RevisionPlan plan) {
   for (int round = 1; round <= rounds; ++round) {
     co_await revise_in_parallel(debate, round, seats, plan(round, seats));
-    if (consensus <= 0 || round == rounds) continue;
-    std::vector<Answer> answers;
-    for (const Seat& seat : seats) answers.push_back(seat.latest.answer);
-    const int agreeing = largest_agreement(answers, debate.task().answer_type);
-    if (agreeing >= consensus) {
-      debate.event(round, "stop",
-                   nlohmann::json{{"reason", "consensus"}, {"round", round}, {"agreeing", agreeing}}.dump());
-      co_return round;
-    }
+    if (round < rounds && stop_on_consensus(debate, round, seats, consensus)) co_return round;
   }
   co_return rounds;
+}
+
+bool stop_on_consensus(Debate& debate, int round, const std::vector<Seat>& seats, int consensus) {
+  if (consensus <= 0) return false;
+  std::vector<Answer> answers;
+  for (const Seat& seat : seats) answers.push_back(seat.latest.answer);
+  const int agreeing = largest_agreement(answers, debate.task().answer_type);
+  if (agreeing < consensus) return false;
+  debate.event(round, "stop",
+               nlohmann::json{{"reason", "consensus"}, {"round", round}, {"agreeing", agreeing}}.dump());
+  return true;
 }
 
 PeerView peer_view(const Turn& turn) {

@@ -74,6 +74,10 @@ using RevisionPlan = std::function<std::vector<RevisionInput>(int round, const s
 // (0 when `rounds` is 0).
 Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int consensus, RevisionPlan plan);
 
+// The early stop of run_rounds on its own (also group_debate's): whether `consensus` > 0 seats'
+// latest answers are one vote, recording the "stop" event of `round` when they are.
+bool stop_on_consensus(Debate& debate, int round, const std::vector<Seat>& seats, int consensus);
+
 // What a peer's latest turn shows of its answer (for TurnInfo::shown).
 PeerView peer_view(const Turn& turn);
 

@@ -120,12 +120,14 @@ std::string problem_if_empty(std::string_view reply) {
 
 class GroupDebate final : public Protocol {
  public:
-  GroupDebate(std::vector<int> group_sizes, int stages, int rounds, Exchange exchange, bool random_groups)
+  GroupDebate(std::vector<int> group_sizes, int stages, int rounds, Exchange exchange, bool random_groups,
+              int consensus)
       : group_sizes_(std::move(group_sizes)),
         stages_(stages),
         rounds_(rounds),
         exchange_(exchange),
-        random_groups_(random_groups) {}
+        random_groups_(random_groups),
+        consensus_(consensus) {}
 
   Async<std::optional<std::string>> run(Debate& debate) const override {
     const auto agent_count =
@@ -146,6 +148,9 @@ class GroupDebate final : public Protocol {
         std::vector<RevisionInput> inputs = in_group_inputs(groups, reports, seats.size());
         reports.clear();  // the stage's later rounds keep them in the conversation
         co_await revise_in_parallel(debate, round, seats, std::move(inputs));
+        // SVR-MAD §5's setting: stop after a round (not the last) once enough agents agree.
+        if (round < stages_ * rounds_ && stop_on_consensus(debate, round, seats, consensus_))
+          co_return vote_of_latest(debate, round, seats);
       }
       // Inter-group exchange; after the last stage nobody would read it.
       if (stage < stages_) reports = co_await report_stage(debate, round, seats, groups);
@@ -197,6 +202,7 @@ class GroupDebate final : public Protocol {
   int rounds_;
   Exchange exchange_;
   bool random_groups_;
+  int consensus_;
 };
 
 std::string check_groups(const ParamValue& value) {
@@ -229,7 +235,9 @@ ProtocolInfo group_debate_protocol() {
       {.name = "random_groups",
        .kind = ParamKind::kBool,
        .default_value = true,
-       .help = "split the agents into groups at random per debate (false: in agent order)"}};
+       .help = "split the agents into groups at random per debate (false: in agent order)"},
+      {"consensus", ParamKind::kInt, std::int64_t{0}, 0, 64,
+       "stop after a round (not the last) when this many agents agree (SVR-MAD §5: 5 of 6); 0 = never"}};
   return {
       "group_debate",
       "agents debate in groups; between stages the groups exchange summaries (or answers); majority vote",
@@ -242,7 +250,7 @@ ProtocolInfo group_debate_protocol() {
         if (!exchange) throw std::logic_error("group_debate exchange: " + p.text("exchange"));
         return std::make_unique<GroupDebate>(std::move(sizes).value(), static_cast<int>(p.integer("stages")),
                                              static_cast<int>(p.integer("rounds")), *exchange,
-                                             p.flag("random_groups"));
+                                             p.flag("random_groups"), static_cast<int>(p.integer("consensus")));
       }};
 }
 

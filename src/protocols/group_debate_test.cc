@@ -160,6 +160,27 @@ TEST(GroupDebate, AnswersExchangeShowsOtherGroupsOnlyTheirFinalAnswers) {
   EXPECT_EQ(t.final_answer, "B");
 }
 
+// SVR-MAD §5's setting: five of six agreeing after round 1 end the debate before the groups
+// exchange anything; without `consensus` (the GroupDebate paper's default) it goes on.
+TEST(GroupDebate, EnoughAgentsAgreeingAfterARoundStopTheDebate) {
+  const auto agree = [](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "summary") return "Summary.";
+    return r.note.round >= 1 && r.note.agent != "a6" ? "Answer: B\nConfidence: 80%"
+                                                     : "Answer: C\nConfidence: 60%";
+  };
+  Harness stops(agree, 6);
+  const Transcript t = stops.run("group_debate", {{"random_groups", false}, {"consensus", std::int64_t{5}}});
+  EXPECT_EQ(stops.client->requests.size(), 12u);  // round 0 and round 1, no summaries
+  EXPECT_EQ(t.final_answer, "B");
+  bool stopped = false;
+  for (const auto& e : t.events) stopped |= e.kind == "stop" && contains(e.detail, "\"agreeing\":5");
+  EXPECT_TRUE(stopped);
+
+  Harness goes_on(agree, 6);
+  goes_on.run("group_debate", {{"random_groups", false}});
+  EXPECT_EQ(goes_on.client->requests.size(), 20u);  // 6 + 6 + 2 summaries + 6
+}
+
 TEST(GroupDebate, SummariesSitBetweenStagesAndOpenTheNextStage) {
   Harness h(scripted, 6);
   const Transcript t = h.run("group_debate", {{"random_groups", false},

@@ -84,6 +84,18 @@ Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int 
   co_return rounds;
 }
 
+std::vector<ParamSpec> svr_mad_setting_params() {
+  return {{"agents", ParamKind::kInt, std::int64_t{6}, 2, 64, "agents of the debate (SVR-MAD §5: 6)"},
+          {"rounds", ParamKind::kInt, std::int64_t{2}, 1, 20, "at most this many debate rounds (SVR-MAD §5: 2)"},
+          {"consensus", ParamKind::kInt, std::int64_t{5}, 0, 64,
+           "stop after a round before the last when this many agents agree (0 = never; SVR-MAD §5: 5)"}};
+}
+
+MadSetting svr_mad_setting(const ProtocolParams& p) {
+  return {static_cast<int>(p.integer("agents")), static_cast<int>(p.integer("rounds")),
+          static_cast<int>(p.integer("consensus"))};
+}
+
 bool stop_on_consensus(Debate& debate, int round, const std::vector<Seat>& seats, int consensus) {
   if (consensus <= 0) return false;
   std::vector<Answer> answers;

@@ -78,6 +78,15 @@ Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int 
 // latest answers are one vote, recording the "stop" event of `round` when they are.
 bool stop_on_consensus(Debate& debate, int round, const std::vector<Seat>& seats, int consensus);
 
+// The MAD setting of SVR-MAD §5 as parameters: `agents` (6), `rounds` (2), `consensus` (5).
+std::vector<ParamSpec> svr_mad_setting_params();
+struct MadSetting {
+  int agents = 6;
+  int rounds = 2;
+  int consensus = 5;
+};
+MadSetting svr_mad_setting(const ProtocolParams& params);
+
 // What a peer's latest turn shows of its answer (for TurnInfo::shown).
 PeerView peer_view(const Turn& turn);
 

@@ -58,14 +58,10 @@ ProtocolInfo s2_mad_protocol() {
       "N agents answer, then rounds where each reads only the peers whose answer differs; majority vote",
       "Zeng et al. 2025, S2-MAD: Breaking the Token Barrier to Enhance Multi-Agent Debate Efficiency "
       "(answer equivalence, as SVR-MAD's baseline, App. A)",
-      {{"agents", ParamKind::kInt, std::int64_t{6}, 2, 64, "agents of the debate (SVR-MAD §5: 6)"},
-       {"rounds", ParamKind::kInt, std::int64_t{2}, 1, 20, "at most this many debate rounds (SVR-MAD §5: 2)"},
-       {"consensus", ParamKind::kInt, std::int64_t{5}, 0, 64,
-        "stop after a round before the last when this many agents agree (0 = never; SVR-MAD §5: 5)"}},
+      svr_mad_setting_params(),
       [](const ProtocolParams& p) {
-        return std::make_unique<S2Mad>(static_cast<int>(p.integer("agents")),
-                                       static_cast<int>(p.integer("rounds")),
-                                       static_cast<int>(p.integer("consensus")));
+        const MadSetting setting = svr_mad_setting(p);
+        return std::make_unique<S2Mad>(setting.agents, setting.rounds, setting.consensus);
       }};
 }
 

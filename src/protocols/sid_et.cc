@@ -64,22 +64,19 @@ class SidEt final : public Protocol {
 }  // namespace
 
 ProtocolInfo sid_et_protocol() {
+  std::vector<ParamSpec> params = svr_mad_setting_params();
+  params.push_back({"threshold", ParamKind::kDouble, -1.0, -1000.0, 0.0,
+                    "keep the single answer when its min token log-likelihood is at least this; tune it to the "
+                    "skip rate wanted (parley tune-sid-et)"});
   return {
       "sid_et",
       "one agent answers; all-to-all debate only when its min token log-likelihood is below the threshold",
       "Chen et al. 2025, SID: Multi-LLM Debate Driven by Self Signals (early termination, as SVR-MAD's "
       "baseline, App. A)",
-      {{"agents", ParamKind::kInt, std::int64_t{6}, 2, 64, "agents of the debate (SVR-MAD §5: 6)"},
-       {"rounds", ParamKind::kInt, std::int64_t{2}, 1, 20, "at most this many debate rounds (SVR-MAD §5: 2)"},
-       {"consensus", ParamKind::kInt, std::int64_t{5}, 0, 64,
-        "stop after a round before the last when this many agents agree (0 = never; SVR-MAD §5: 5)"},
-       {"threshold", ParamKind::kDouble, -1.0, -1000.0, 0.0,
-        "keep the single answer when its min token log-likelihood is at least this; tune it to the "
-        "skip rate wanted"}},
+      params,
       [](const ProtocolParams& p) {
-        return std::make_unique<SidEt>(static_cast<int>(p.integer("agents")),
-                                       static_cast<int>(p.integer("rounds")),
-                                       static_cast<int>(p.integer("consensus")), p.real("threshold"));
+        const MadSetting setting = svr_mad_setting(p);
+        return std::make_unique<SidEt>(setting.agents, setting.rounds, setting.consensus, p.real("threshold"));
       }};
 }
 

@@ -10,11 +10,7 @@ namespace parley {
 
 std::vector<std::size_t> RoundDebate::visible_peers(std::size_t self, int /*round*/,
                                                     std::size_t agent_count) const {
-  std::vector<std::size_t> peers;
-  for (std::size_t j = 0; j < agent_count; ++j) {
-    if (j != self) peers.push_back(j);
-  }
-  return peers;
+  return all_other_seats(self, agent_count);
 }
 
 Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
@@ -38,10 +34,19 @@ std::vector<Seat> take_seats(const Debate& debate, std::size_t count) {
   return seats;
 }
 
-Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first) {
+std::vector<std::size_t> all_other_seats(std::size_t self, std::size_t count) {
+  std::vector<std::size_t> peers;
+  for (std::size_t j = 0; j < count; ++j) {
+    if (j != self) peers.push_back(j);
+  }
+  return peers;
+}
+
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first, bool logprobs) {
   std::vector<Async<Turn>> calls;
   for (std::size_t i = first; i < seats.size(); ++i) {
     TurnInfo info;
+    info.logprobs = logprobs;
     calls.push_back(debate.ask(seats[i].agent, seats[i].history, std::move(info)));
   }
   std::vector<Turn> turns = co_await when_all(std::move(calls));

@@ -47,7 +47,12 @@ std::vector<Seat> take_seats(const Debate& debate, std::size_t count);
 
 // Round 0: every seat from `first` on answers the question on its own, all in parallel (seats
 // before `first` already hold an answer: sid_et reuses its single agent's).
-Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first = 0);
+// With `logprobs` the calls ask for token log-probabilities (the prior signals of svr_mad).
+Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first = 0,
+                                 bool logprobs = false);
+
+// Du et al.'s visibility: every seat but `self`, in seat order.
+std::vector<std::size_t> all_other_seats(std::size_t self, std::size_t count);
 
 // What one seat is shown in a revision round.
 struct RevisionInput {

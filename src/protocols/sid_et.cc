@@ -43,11 +43,7 @@ class SidEt final : public Protocol {
     co_await answer_independently(debate, seats, 1);
     const RevisionPlan all_to_all = [](int /*round*/, const std::vector<Seat>& now) {
       std::vector<RevisionInput> inputs(now.size());
-      for (std::size_t i = 0; i < now.size(); ++i) {
-        for (std::size_t j = 0; j < now.size(); ++j) {
-          if (j != i) inputs[i].peers.push_back(j);
-        }
-      }
+      for (std::size_t i = 0; i < now.size(); ++i) inputs[i].peers = all_other_seats(i, now.size());
       return inputs;
     };
     const int last = co_await run_rounds(debate, seats, rounds_, consensus_, all_to_all);

@@ -150,19 +150,12 @@ class SvrMad final : public Protocol {
   // Round 0: every agent answers on its own, with log-probabilities for the priors.
   Async<std::vector<Standing>> pre_debate(Debate& debate) const {
     std::vector<Seat> seats = take_seats(debate, static_cast<std::size_t>(settings_.agents));
-    std::vector<Async<Turn>> calls;
-    for (const Seat& seat : seats) {
-      TurnInfo info;
-      info.logprobs = true;
-      calls.push_back(debate.ask(seat.agent, seat.history, std::move(info)));
-    }
-    std::vector<Turn> turns = co_await when_all(std::move(calls));
+    co_await answer_independently(debate, seats, 0, /*logprobs=*/true);
     std::vector<Standing> agents;
     Json priors = Json::array();
     for (std::size_t i = 0; i < seats.size(); ++i) {
       Standing a;
       a.seat = std::move(seats[i]);
-      a.seat.latest = std::move(turns[i]);
       a.initial = a.seat.latest.answer.value.value_or("");
       a.initial_text = a.seat.latest.text;
       a.prior = signal_of(settings_.prior, a.seat.latest);
@@ -185,7 +178,8 @@ class SvrMad final : public Protocol {
   void record_scores(Debate& debate, int round, const std::vector<Standing>& agents) const {
     Json scores = Json::array();
     for (const Standing& a : agents)
-      scores.push_back({{"agent", a.seat.agent.name}, {"score", number_or_null(a.score(settings_.posterior))},
+      scores.push_back({{"agent", a.seat.agent.name},
+                        {"score", number_or_null(a.score(settings_.posterior))},
                         {"debates", a.debates}});
     debate.event(round, "scores", scores.dump());
   }

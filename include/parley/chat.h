@@ -80,8 +80,24 @@ struct ChatResponse {
   std::string finish_reason;
 };
 
+// Embedding vectors for texts (S2-MAD's response-embedding similarity). One request embeds
+// several texts in one call, as the OpenAI /embeddings endpoint does.
+struct EmbeddingRequest {
+  std::string model;                 // embedding model name on the server
+  std::vector<std::string> inputs;   // texts to embed, in order
+  Annotations note;                  // task, protocol, seed, round; never sent over HTTP
+};
+
+struct EmbeddingResponse {
+  std::vector<std::vector<double>> vectors;  // one per input, in input order, all the same length
+  Usage usage;                               // prompt_tokens = tokens embedded; no completion
+  double latency_ms = 0.0;
+  int attempts = 1;
+};
+
 // Why a call failed after its retries.
-enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled };
+// kUnsupported: the backend does not offer the operation (embeddings from a chat-only client).
+enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled, kUnsupported };
 
 struct CallError {
   CallErrorKind kind = CallErrorKind::kConnection;
@@ -97,5 +113,8 @@ const char* call_error_kind_name(CallErrorKind kind);
 // docs/formats.md). Deterministic.
 std::int64_t estimate_tokens(std::string_view text);
 std::int64_t estimate_prompt_tokens(const std::vector<ChatMessage>& messages);
+
+// Cosine similarity of two vectors of the same length; 0 when either is all zeros.
+double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace parley

@@ -1,5 +1,8 @@
 #include "parley/chat.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace parley {
 
 const char* call_error_kind_name(CallErrorKind kind) {
@@ -9,6 +12,7 @@ const char* call_error_kind_name(CallErrorKind kind) {
     case CallErrorKind::kConnection: return "connection";
     case CallErrorKind::kBadResponse: return "bad_response";
     case CallErrorKind::kCancelled: return "cancelled";
+    case CallErrorKind::kUnsupported: return "unsupported";
   }
   return "connection";
 }
@@ -24,6 +28,21 @@ std::int64_t estimate_prompt_tokens(const std::vector<ChatMessage>& messages) {
   std::int64_t total = 0;
   for (const auto& m : messages) total += kFramingPerMessage + estimate_tokens(m.content);
   return total;
+}
+
+double cosine_similarity(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) {
+    throw std::invalid_argument("cosine_similarity: vectors of lengths " + std::to_string(a.size()) + " and " +
+                                std::to_string(b.size()));
+  }
+  double dot = 0.0, norm_a = 0.0, norm_b = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    dot += a[i] * b[i];
+    norm_a += a[i] * a[i];
+    norm_b += b[i] * b[i];
+  }
+  if (norm_a == 0.0 || norm_b == 0.0) return 0.0;
+  return dot / (std::sqrt(norm_a) * std::sqrt(norm_b));
 }
 
 }  // namespace parley

@@ -19,6 +19,7 @@ bool RetryPolicy::should_retry(const CallError& error, int attempts_so_far) cons
       // empty choices list under load, and the same request usually succeeds on a retry.
       return true;
     case CallErrorKind::kCancelled:
+    case CallErrorKind::kUnsupported:
       return false;
   }
   return false;

@@ -41,6 +41,7 @@ struct Harness {
   int best_of = 1;
   std::uint64_t seed = 1;
   std::shared_ptr<const Task> task = choice_task();
+  std::optional<Embedder> embedder;  // set to give protocols an embedding model
 
   explicit Harness(ScriptedClient::Script script, std::size_t agents = 1, std::size_t judge_count = 0) {
     client = std::make_unique<ScriptedClient>(loop, std::move(script));
@@ -60,6 +61,7 @@ struct Harness {
     s.judge_panel = judges;
     s.judging = judging;
     s.best_of = best_of;
+    s.embedder = embedder;
     return s;
   }
 

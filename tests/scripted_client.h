@@ -2,7 +2,7 @@
 // ScriptedClient: an LlmClient backend for protocol control-flow tests. A script function
 // decides each reply from the request (its annotations say which agent, round and turn it
 // is); every request is recorded for assertions. An optional second function gives a reply's
-// token log-probabilities. Replies complete asynchronously through the event loop, like a real
+// token log-probabilities, an optional third one embeddings. Replies complete asynchronously through the event loop, like a real
 // backend.
 
 #include <functional>
@@ -33,9 +33,25 @@ class ScriptedClient final : public LlmClient {
     if (logprobs) response.logprobs = logprobs(request);
     co_return response;
   }
+  // Embeddings by `embedding` (text -> vector or error); without it the default: unsupported.
+  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
+    if (!embedding) co_return co_await LlmClient::embed(std::move(request));
+    embedding_requests.push_back(request);
+    co_await loop_.yield();
+    EmbeddingResponse response;
+    for (const auto& text : request.inputs) {
+      auto vector = embedding(text);
+      if (auto* error = std::get_if<CallError>(&vector)) co_return *error;
+      response.vectors.push_back(std::get<std::vector<double>>(std::move(vector)));
+      response.usage.prompt_tokens += estimate_tokens(text);
+    }
+    co_return response;
+  }
   bool simulated() const override { return true; }
 
   std::vector<ChatRequest> requests;
+  std::vector<EmbeddingRequest> embedding_requests;
+  std::function<std::variant<std::vector<double>, CallError>(const std::string& text)> embedding;
   // The token log-probabilities of each reply (nullopt: the server returned none, the default).
   std::function<std::optional<LogprobStats>(const ChatRequest&)> logprobs;
 

@@ -51,6 +51,7 @@ struct ProtocolConfig {
   std::vector<std::string> judges;  // judge panel by agent name (default: the pool's first agent)
   JudgeSettings judging;            // the entry's `judge:` block
   int best_of = 1;                  // drafts per turn kept by the judge (protocols paper Alg. I)
+  std::string embedding_model;      // `embeddings:`, a ModelConfig name ("" = none)
 };
 
 // Options of the per-debate metrics (docs/protocols.md, "Uncertainty metrics").

@@ -79,6 +79,14 @@ struct Agent {
   std::string system_prompt;    // "" = none
 };
 
+// The embedding model a protocol may use: the experiment entry's `embeddings:` (S2-MAD's
+// response-embedding similarity).
+struct Embedder {
+  std::string name;             // the model's name in the experiment; the transcript's "agent"
+  LlmClient* client = nullptr;  // not owned
+  std::string model;            // model name sent to the backend
+};
+
 // ---- The debate context --------------------------------------------------------------------
 
 struct DebateHalt {
@@ -135,6 +143,7 @@ struct DebateSetup {
   std::vector<Agent> judge_panel;                     // judges; empty = the pool's first agent
   JudgeSettings judging;
   int best_of = 1;                                    // drafts per turn, judge keeps the best (Alg. I)
+  std::optional<Embedder> embedder;                   // when the entry names `embeddings:`
 };
 
 class Debate {
@@ -164,6 +173,14 @@ class Debate {
   // is parsed. A reply still failing the check is returned with its problem, not thrown.
   Async<StructuredReply> ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                         StructuredAsk ask);
+
+  // Whether the experiment gave this protocol an embedding model.
+  bool can_embed() const { return setup_.embedder.has_value(); }
+  // Embeds `texts` (one call) and returns one vector per text. The call is recorded in the
+  // transcript with role "embedding" (not an agent's turn, no communication), its tokens count
+  // against the budget, and `about` names whose texts they are. Throws DebateHalt on failure or
+  // when the budget is spent; calling it without an embedder is a programming error.
+  Async<std::vector<std::vector<double>>> embed(std::vector<std::string> texts, int round, std::string about);
 
   // The judges of this debate and how they work.
   const std::vector<Agent>& judge_panel() const { return judge_panel_; }
@@ -215,6 +232,7 @@ struct ProtocolInfo {
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Protocol>(const ProtocolParams&)> make;
   int default_best_of = 1;  // drafts per turn when the experiment does not say (the paper's setting)
+  bool uses_embeddings = false;  // accepts `embeddings: <model>` in its experiment entry
 };
 
 // The registry: every protocol parley knows, in display order.

@@ -39,7 +39,8 @@ struct MessageRecord {
 // Whether a call of this role is an agent's own answer to the task ("answer-bearing"), which
 // the answer-based metrics read. Calls that judge, moderate or summarise the agents are not:
 // a protocol marks such a role by naming it with the prefix "judge", "moderator" or "summary"
-// ("judge", "judge_rank", "summary_group1"). A "reask" call is of the kind of the call it
+// ("judge", "judge_rank", "summary_group1"); nor is an "embedding" call (an embedding model
+// reading the agents' replies). A "reask" call is of the kind of the call it
 // repeats; the metrics fold it into that turn.
 bool is_agent_answer_role(std::string_view role);
 

@@ -216,6 +216,31 @@ TEST_F(ConfigTest, MetricsLambdaIsReadCheckedAndFingerprinted) {
   EXPECT_NE(plain, load_experiment(path, {"metrics={u_intra_lambda: 0.7}"})->fingerprint());
 }
 
+TEST_F(ConfigTest, EmbeddingsNameAModelForProtocolsThatUseThem) {
+  const std::string models =
+      "models:\n  - {name: sim, backend: simulator}\n"
+      "  - {name: embedder, backend: openai, base_url: 'http://127.0.0.1:9/v1', model: text-embedding-3-small}\n"
+      "agents:\n  - {name: a1, model: sim}\ndataset: {path: " + (dir_ / "tasks.jsonl").string() + "}\nprotocols:\n";
+  auto c = load_experiment(write(models + "  - {name: s2_mad, embeddings: embedder, similarity_threshold: 0.85}\n"
+                                          "  - {name: s2_mad, label: plain}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols[0].embedding_model, "embedder");
+  EXPECT_DOUBLE_EQ(c->protocols[0].params.real("similarity_threshold"), 0.85);
+  EXPECT_EQ(c->protocols[1].embedding_model, "");
+  EXPECT_DOUBLE_EQ(c->protocols[1].params.real("similarity_threshold"), 0.9);
+
+  EXPECT_NE(error_of(models + "  - {name: s2_mad, embeddings: nowhere}\n")
+                .find("protocols[0].embeddings: no model named 'nowhere' is defined under models"),
+            std::string::npos);
+  // A protocol that never embeds refuses the key rather than ignoring it.
+  EXPECT_NE(error_of(models + "  - {name: debate, embeddings: embedder}\n").find("protocols[0].embeddings: unknown key"),
+            std::string::npos);
+  // The embedding model changes results, so it is part of the fingerprint.
+  const auto path = write(models + "  - {name: s2_mad}\n");
+  EXPECT_NE(load_experiment(path)->fingerprint(),
+            load_experiment(path, {"protocols.0.embeddings=embedder"})->fingerprint());
+}
+
 TEST_F(ConfigTest, ProtocolAgentsIsACountOrAListOfNames) {
   const std::string two_agents =
       "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"

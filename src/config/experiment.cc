@@ -113,7 +113,7 @@ ParamValue read_param(const YamlReader& r, const ParamSpec& spec, const std::fil
 }
 
 ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents,
-                             const std::filesystem::path& experiment) {
+                             const std::set<std::string>& models, const std::filesystem::path& experiment) {
   ProtocolConfig p;
   p.name = r.text("name");
   const ProtocolInfo* info = find_protocol(p.name);
@@ -123,6 +123,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
   }
   std::set<std::string> keys = {"name", "label", "agents", "judges", "judge", "best_of"};
+  if (info->uses_embeddings) keys.insert("embeddings");
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
   p.label = r.optional_text("label").value_or(p.name);
@@ -141,6 +142,11 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     }
   }
   if (r.has("judge")) p.judging = read_judging(r.map("judge"));
+  if (r.has("embeddings")) {
+    p.embedding_model = r.text("embeddings");
+    if (models.count(p.embedding_model) == 0)
+      r.fail("embeddings", fmt::format("no model named '{}' is defined under models", p.embedding_model));
+  }
   p.best_of = static_cast<int>(r.optional_integer("best_of", 1, 16).value_or(info->default_best_of));
   for (const auto& spec : info->params) {
     if (spec.name == "agents" && agent_list) {
@@ -204,7 +210,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
 
   std::set<std::string> labels;
   for (const auto& r : top.list("protocols")) {
-    c.protocols.push_back(read_protocol(r, agent_names, path));
+    c.protocols.push_back(read_protocol(r, agent_names, model_names, path));
     if (!labels.insert(c.protocols.back().label).second) {
       r.fail("label", fmt::format("protocol label '{}' is used twice; give one a distinct label", c.protocols.back().label));
     }
@@ -270,6 +276,8 @@ std::string ExperimentConfig::fingerprint() const {
     j["protocols"].push_back({p.name, p.label, p.agents, params, p.judges, p.judging.reasks,
                               p.judging.mask_identities, judge_scale_name(p.judging.scale),
                               judge_aggregation_name(p.judging.aggregation), p.best_of});
+    // Only when set, so that runs stored before `embeddings:` existed keep their fingerprints.
+    if (!p.embedding_model.empty()) j["protocols"].back().push_back({"embeddings", p.embedding_model});
   }
   j["seeds"] = seeds;
   j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;

@@ -21,7 +21,7 @@ std::optional<DebateStatus> parse_debate_status(std::string_view name) {
 }
 
 bool is_agent_answer_role(std::string_view role) {
-  for (std::string_view not_an_answer : {"judge", "moderator", "summary"}) {
+  for (std::string_view not_an_answer : {"judge", "moderator", "summary", "embedding"}) {
     if (role.starts_with(not_an_answer)) return false;
   }
   return true;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/hash.h"
+#include "llm/simulator_embedding.h"
 #include "llm/simulator_judge.h"
 #include "llm/simulator_model.h"
 #include "llm/simulator_params.h"
@@ -121,19 +122,35 @@ class SimulatorClient final : public LlmClient {
 
   Async<ChatResult> chat(ChatRequest request) override {
     ChatResponse response = sim::simulate_reply(*params_, profile_, request);
-    if (delay_ms_ > 0.0) {
-      co_await loop_.sleep_for(
-          std::chrono::duration_cast<EventLoop::Clock::duration>(std::chrono::duration<double, std::milli>(delay_ms_)));
-    } else {
-      co_await loop_.yield();  // complete on a later turn of the loop, never inline
-    }
+    co_await pause();
     response.latency_ms = delay_ms_;
     co_return ChatResult(std::move(response));
+  }
+
+  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
+    EmbeddingResponse response;
+    for (const auto& text : request.inputs) {
+      response.vectors.push_back(sim::simulate_embedding(request.note.task.get(), text));
+      response.usage.prompt_tokens += estimate_tokens(text);
+    }
+    co_await pause();
+    response.latency_ms = delay_ms_;
+    co_return EmbeddingResult(std::move(response));
   }
 
   bool simulated() const override { return true; }
 
  private:
+  // Replies complete after the configured delay, or on a later turn of the loop: never inline.
+  Async<void> pause() {
+    if (delay_ms_ > 0.0) {
+      co_await loop_.sleep_for(
+          std::chrono::duration_cast<EventLoop::Clock::duration>(std::chrono::duration<double, std::milli>(delay_ms_)));
+    } else {
+      co_await loop_.yield();
+    }
+  }
+
   EventLoop& loop_;
   std::shared_ptr<const SimulatorParams> params_;  // keeps profile_'s owner alive
   const SimulatorProfile& profile_;

@@ -303,6 +303,131 @@ TEST(S2MadProtocol, AnUnparsedAnswerAgreesWithNoOne) {
   EXPECT_EQ(t.final_answer, "B");
 }
 
+// ---- s2_mad, response-embedding variant (App. A (2)) ----------------------------------------
+
+// Embeddings chosen by hand: a reply's vector is fixed by its author and its answer, so that the
+// cosines are known: a1:B·a2:C = 0.95, a1:B·a3:B = 0.8, a2:C·a3:B ≈ 0.947, a4:D is orthogonal to
+// a1:B and at 0.31 and 0.6 from a2:C and a3:B, and a4:B is a1:B's vector.
+std::variant<std::vector<double>, CallError> hand_embedding(const std::string& text) {
+  static const std::map<std::string, std::vector<double>> by_reply = {
+      {"a1:B", {1.0, 0.0}}, {"a2:C", {0.95, 0.31224989991991997}}, {"a3:B", {0.8, 0.6}},
+      {"a4:D", {0.0, 1.0}}, {"a4:B", {1.0, 0.0}}};
+  const auto author = text.substr(std::string("Reasoning of ").size(), 2);
+  const auto letter = text.substr(text.find("Answer: ") + 8, 1);
+  return by_reply.at(author + ":" + letter);
+}
+
+TEST(S2MadProtocol, WithEmbeddingsShowsOnlyPeersWhoseRepliesAreDissimilar) {
+  // Round 0: a1 B, a2 C, a3 B, a4 D; a4 moves to B in round 1, the others keep their replies.
+  Harness h = Harness(
+      [](const ChatRequest& r) {
+        const std::string letter = r.note.agent == "a1" || r.note.agent == "a3" ? "B"
+                                   : r.note.agent == "a2"                        ? "C"
+                                   : r.note.round == 0                           ? "D"
+                                                                                 : "B";
+        return signed_reply(r.note.agent, letter);
+      },
+      4);
+  h.client->embedding = hand_embedding;
+  h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  const Transcript t = h.run("s2_mad", {{"agents", std::int64_t{4}}, {"consensus", std::int64_t{0}}});
+  ASSERT_EQ(t.status, DebateStatus::kCompleted) << t.status_reason;
+  using Shown = std::set<std::string>;
+  // Round 1 at threshold 0.9: a1 ~ a2, a2 ~ a3; a4 is like no one. a2 and a1 answer differently
+  // yet do not see each other: the embeddings decide, not the answers.
+  EXPECT_EQ(shown_set(message(t, "a1", 1)), (Shown{"a3", "a4"}));
+  EXPECT_EQ(shown_set(message(t, "a2", 1)), (Shown{"a4"}));
+  EXPECT_EQ(shown_set(message(t, "a3", 1)), (Shown{"a1", "a4"}));
+  EXPECT_EQ(shown_set(message(t, "a4", 1)), (Shown{"a1", "a2", "a3"}));
+  // Round 2: a4 now writes a1's vector; a2 is like everyone and sits out.
+  EXPECT_EQ(shown_set(message(t, "a1", 2)), (Shown{"a3"}));
+  EXPECT_EQ(shown_set(message(t, "a3", 2)), (Shown{"a1", "a4"}));
+  EXPECT_EQ(shown_set(message(t, "a4", 2)), (Shown{"a3"}));
+  EXPECT_EQ(calls(h, "a2", 2), 0);
+  // One embedding call per round, for the replies not embedded before: four, then a4's new one.
+  ASSERT_EQ(h.client->embedding_requests.size(), 2u);
+  EXPECT_EQ(h.client->embedding_requests[0].inputs.size(), 4u);
+  EXPECT_EQ(h.client->embedding_requests[0].model, "embed-model");
+  ASSERT_EQ(h.client->embedding_requests[1].inputs.size(), 1u);
+  EXPECT_EQ(h.client->embedding_requests[1].inputs[0], signed_reply("a4", "B"));
+  // The calls are in the transcript with their tokens, as no agent's turn and no communication.
+  std::vector<const MessageRecord*> embeddings;
+  for (const auto& m : t.messages)
+    if (m.role == "embedding") embeddings.push_back(&m);
+  ASSERT_EQ(embeddings.size(), 2u);
+  EXPECT_EQ(embeddings[0]->agent, "emb");
+  EXPECT_EQ(embeddings[0]->round, 1);
+  EXPECT_EQ(embeddings[1]->round, 2);
+  EXPECT_EQ(embeddings[1]->prompt_tokens, estimate_tokens(signed_reply("a4", "B")));
+  EXPECT_EQ(embeddings[1]->text, "embedded 1 text(s): the latest replies of a4");
+  EXPECT_FALSE(is_agent_answer_role("embedding"));
+  // NComm by hand: round 1 2 + 1 + 2 + 3 = 8, round 2 1 + 2 + 1 = 4.
+  EXPECT_EQ(communications(t), 12);
+  // The cosines are recorded for each round.
+  const auto similarity = events_of(t, "similarity");
+  ASSERT_EQ(similarity.size(), 2u);
+  const Json first = Json::parse(similarity[0].detail);
+  EXPECT_DOUBLE_EQ(first["threshold"].get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(first["cosine"][0][1].get<double>(), 0.95);
+  EXPECT_DOUBLE_EQ(first["cosine"][0][2].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(first["cosine"][3][3].get<double>(), 1.0);
+  EXPECT_EQ(events_of(t, "vote")[0].detail, "3 of 4 for B");
+}
+
+TEST(S2MadProtocol, ASimilarityThresholdOfZeroMakesEveryoneAlike) {
+  Harness h = six_agents({{"a1", {"B"}}, {"a2", {"C"}}, {"a3", {"D"}}, {"a4", {"A"}}, {"a5", {"B"}}, {"a6", {"C"}}});
+  h.client->embedding = [](const std::string& text) -> std::variant<std::vector<double>, CallError> {
+    return std::vector<double>{1.0, static_cast<double>(text.size() % 7)};
+  };
+  h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  const Transcript t = h.run("s2_mad", {{"similarity_threshold", 0.0}});
+  EXPECT_EQ(calls_in_round(h, 1), 0);  // every cosine is positive here: nobody has anything to read
+  EXPECT_EQ(communications(t), 0);
+}
+
+TEST(S2MadProtocol, AFailedEmbeddingCallEndsTheDebateWithItsReason) {
+  Harness h = six_agents({{"a1", {"B"}}, {"a2", {"C"}}, {"a3", {"B"}}, {"a4", {"B"}}, {"a5", {"B"}}, {"a6", {"C"}}});
+  h.client->embedding = [](const std::string&) -> std::variant<std::vector<double>, CallError> {
+    return CallError{CallErrorKind::kHttpStatus, 404, "HTTP 404: no such model", 1};
+  };
+  h.embedder = Embedder{"emb", h.client.get(), "missing"};
+  const Transcript t = h.run("s2_mad");
+  EXPECT_EQ(t.status, DebateStatus::kFailed);
+  EXPECT_NE(t.status_reason.find("embedding call (the latest replies of a1, a2, a3, a4, a5, a6) in round 1 failed"),
+            std::string::npos)
+      << t.status_reason;
+  EXPECT_EQ(t.messages.back().role, "embedding");
+  EXPECT_EQ(*t.messages.back().error, "http_status: HTTP 404: no such model");
+  EXPECT_EQ(calls_in_round(h, 1), 0);
+}
+
+TEST(DebateEmbed, EmbeddingTokensCountAgainstTheBudget) {
+  Harness h([](const ChatRequest&) { return testing::reply("B"); });
+  h.client->embedding = [](const std::string&) -> std::variant<std::vector<double>, CallError> {
+    return std::vector<double>{1.0, 0.0};
+  };
+  h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  const std::string text(40, 'x');  // 10 tokens used; 14 reserved (one per three bytes)
+  std::optional<std::int64_t> left_after_one;
+  std::string halted;
+  Debate debate(h.setup("harness", /*budget=*/24));
+  const std::vector<std::string> one = {text}, two = {text, text};
+  auto body = [&]() -> Async<void> {
+    co_await debate.embed(one, 1, "a text");
+    left_after_one = debate.budget_remaining();
+    try {
+      co_await debate.embed(two, 1, "two texts");  // 28 reserved > 14 left
+    } catch (const DebateHalt& halt) {
+      halted = halt.reason;
+    }
+  };
+  h.loop.spawn(body());
+  h.loop.run();
+  EXPECT_EQ(left_after_one, 14);
+  EXPECT_EQ(halted, "token budget of 24 spent before embedding two texts in round 1");
+  EXPECT_EQ(h.client->embedding_requests.size(), 1u);
+}
+
 // ---- debate keeps its behaviour --------------------------------------------------------------
 
 TEST(RoundMachinery, DebateNeverStopsEarly) {

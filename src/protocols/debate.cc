@@ -16,10 +16,10 @@ std::vector<std::size_t> RoundDebate::visible_peers(std::size_t self, int /*roun
 Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
   std::vector<Seat> seats = take_seats(debate, static_cast<std::size_t>(agent_count_));
   co_await answer_independently(debate, seats);
-  const RevisionPlan plan = [this](int round, const std::vector<Seat>& now) {
+  const RevisionPlan plan = [this](int round, const std::vector<Seat>& now) -> Async<std::vector<RevisionInput>> {
     std::vector<RevisionInput> inputs(now.size());
     for (std::size_t i = 0; i < now.size(); ++i) inputs[i].peers = visible_peers(i, round, now.size());
-    return inputs;
+    co_return inputs;
   };
   const int last = co_await run_rounds(debate, seats, rounds_, /*consensus=*/0, plan);  // no early stop
   co_return vote_of_latest(debate, last, seats);
@@ -40,6 +40,14 @@ std::vector<std::size_t> all_other_seats(std::size_t self, std::size_t count) {
     if (j != self) peers.push_back(j);
   }
   return peers;
+}
+
+RevisionPlan all_to_all_plan() {
+  return [](int /*round*/, const std::vector<Seat>& now) -> Async<std::vector<RevisionInput>> {
+    std::vector<RevisionInput> inputs(now.size());
+    for (std::size_t i = 0; i < now.size(); ++i) inputs[i].peers = all_other_seats(i, now.size());
+    co_return inputs;
+  };
 }
 
 Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first, bool logprobs) {
@@ -83,7 +91,8 @@ Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& sea
 Async<int> run_rounds(Debate& debate, std::vector<Seat>& seats, int rounds, int consensus,
                       RevisionPlan plan) {
   for (int round = 1; round <= rounds; ++round) {
-    co_await revise_in_parallel(debate, round, seats, plan(round, seats));
+    std::vector<RevisionInput> inputs = co_await plan(round, seats);
+    co_await revise_in_parallel(debate, round, seats, std::move(inputs));
     if (round < rounds && stop_on_consensus(debate, round, seats, consensus)) co_return round;
   }
   co_return rounds;

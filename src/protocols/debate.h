@@ -69,7 +69,11 @@ Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& sea
                                std::vector<RevisionInput> inputs);
 
 // What every seat is shown in `round`, planned from the seats as the previous round left them.
-using RevisionPlan = std::function<std::vector<RevisionInput>(int round, const std::vector<Seat>& seats)>;
+// A coroutine, so that planning may itself call a model (s2_mad embeds the latest replies).
+using RevisionPlan = std::function<Async<std::vector<RevisionInput>>(int round, const std::vector<Seat>& seats)>;
+
+// Du et al.'s plan: every seat is shown all the others (all_other_seats).
+RevisionPlan all_to_all_plan();
 
 // Revision rounds 1..`rounds`, each planned by `plan`. With `consensus` > 0 the debate stops after
 // a round r < `rounds` in which at least `consensus` seats' latest answers are one vote

@@ -19,9 +19,11 @@ constexpr std::int64_t kMinCompletionTokens = 32;
 // Upper estimate of a prompt's tokens used to reserve budget before a call: one token per
 // three bytes (English BPE vocabularies average about four) plus message framing. The
 // reservation is replaced by the reported usage when the reply arrives.
+std::int64_t reserved_text_tokens(std::string_view text) { return static_cast<std::int64_t>((text.size() + 2) / 3); }
+
 std::int64_t reserved_prompt_tokens(const std::vector<ChatMessage>& messages) {
   std::int64_t total = 0;
-  for (const auto& m : messages) total += 4 + static_cast<std::int64_t>((m.content.size() + 2) / 3);
+  for (const auto& m : messages) total += 4 + reserved_text_tokens(m.content);
   return total;
 }
 
@@ -163,6 +165,61 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
   }
   co_return Call{std::move(response), slot};
+}
+
+Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about) {
+  const Embedder& embedder = setup_.embedder.value();
+  std::int64_t reservation = 0;
+  if (budget_remaining_) {
+    for (const auto& text : texts) reservation += reserved_text_tokens(text);
+    if (reservation > *budget_remaining_) {
+      throw DebateHalt{DebateStatus::kBudget, fmt::format("token budget of {} spent before embedding {} in round {}",
+                                                          *setup_.budget_tokens, about, round)};
+    }
+    *budget_remaining_ -= reservation;
+  }
+  EmbeddingRequest request;
+  request.model = embedder.model;
+  request.inputs = std::move(texts);
+  request.note.task = setup_.task;
+  request.note.protocol = setup_.protocol_label;
+  request.note.seed = setup_.seed;
+  request.note.agent = embedder.name;
+  request.note.round = round;
+  request.note.turn = "embedding";
+  const std::size_t inputs = request.inputs.size();
+
+  const std::size_t slot = transcript_.messages.size();
+  transcript_.messages.push_back(MessageRecord{});
+  EmbeddingResult result = co_await embedder.client->embed(std::move(request));
+
+  MessageRecord record;
+  record.round = round;
+  record.agent = embedder.name;
+  record.role = "embedding";
+  record.text = fmt::format("embedded {} text(s): {}", inputs, about);
+  if (auto* error = std::get_if<CallError>(&result)) {
+    if (budget_remaining_) *budget_remaining_ += reservation;
+    record.attempts = error->attempts;
+    record.error = fmt::format("{}: {}", call_error_kind_name(error->kind), error->message);
+    transcript_.messages[slot] = record;
+    throw DebateHalt{DebateStatus::kFailed, fmt::format("embedding call ({}) in round {} failed after {} attempt(s): {}",
+                                                        about, round, error->attempts, *record.error)};
+  }
+  auto& response = std::get<EmbeddingResponse>(result);
+  if (budget_remaining_) *budget_remaining_ += reservation - response.usage.prompt_tokens;
+  record.prompt_tokens = response.usage.prompt_tokens;
+  record.cached_tokens = response.usage.cached_tokens;
+  record.tokens_estimated = response.usage.estimated;
+  record.latency_ms = response.latency_ms;
+  record.attempts = response.attempts;
+  transcript_.messages[slot] = std::move(record);
+  if (response.vectors.size() != inputs) {
+    // The clients check this; a backend breaking it is a bug worth a clear halt, not a crash.
+    throw DebateHalt{DebateStatus::kFailed, fmt::format("embedding call ({}) returned {} vectors for {} texts", about,
+                                                        response.vectors.size(), inputs)};
+  }
+  co_return std::move(response.vectors);
 }
 
 Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {

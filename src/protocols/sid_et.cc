@@ -41,11 +41,7 @@ class SidEt final : public Protocol {
     // All-to-all debate; seat 0 keeps its answer as its round-0 turn, the others answer now.
     seats[0].latest = std::move(first);
     co_await answer_independently(debate, seats, 1);
-    const RevisionPlan all_to_all = [](int /*round*/, const std::vector<Seat>& now) {
-      std::vector<RevisionInput> inputs(now.size());
-      for (std::size_t i = 0; i < now.size(); ++i) inputs[i].peers = all_other_seats(i, now.size());
-      return inputs;
-    };
+    const RevisionPlan all_to_all = all_to_all_plan();
     const int last = co_await run_rounds(debate, seats, rounds_, consensus_, all_to_all);
     co_return vote_of_latest(debate, last, seats);
   }

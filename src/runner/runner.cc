@@ -23,6 +23,7 @@ struct PlannedProtocol {
   std::unique_ptr<Protocol> protocol;
   std::vector<Agent> pool;
   std::vector<Agent> judges;
+  std::optional<Embedder> embedder;
 };
 
 struct Unit {
@@ -31,17 +32,27 @@ struct Unit {
   std::uint64_t seed;
 };
 
+// The model name a backend is sent: the server's name for an endpoint, the config name otherwise.
+std::string backend_model_name(const ModelConfig& model) {
+  return model.backend == Backend::kOpenAi ? model.endpoint.model : model.name;
+}
+
 std::vector<Agent> make_agents(const ExperimentConfig& config, const std::vector<std::string>& names,
                                Backends& backends) {
   std::vector<Agent> agents;
   for (const auto& name : names) {
     const AgentConfig& a = *config.agent(name);
-    const ModelConfig* model = config.model(a.model);
-    agents.push_back(Agent{a.name, backends.clients.at(a.model).get(),
-                           model->backend == Backend::kOpenAi ? model->endpoint.model : model->name, a.sampling,
-                           a.system_prompt});
+    agents.push_back(Agent{a.name, backends.clients.at(a.model).get(), backend_model_name(*config.model(a.model)),
+                           a.sampling, a.system_prompt});
   }
   return agents;
+}
+
+std::optional<Embedder> make_embedder(const ExperimentConfig& config, const ProtocolConfig& protocol,
+                                      Backends& backends) {
+  if (protocol.embedding_model.empty()) return std::nullopt;
+  const ModelConfig& model = *config.model(protocol.embedding_model);
+  return Embedder{model.name, backends.clients.at(model.name).get(), backend_model_name(model)};
 }
 
 std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConfig& protocol, Backends& backends) {
@@ -129,7 +140,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   std::vector<PlannedProtocol> protocols;
   for (const auto& p : config.protocols) {
     protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends),
-                         make_agents(config, p.judges, *backends)});
+                         make_agents(config, p.judges, *backends), make_embedder(config, p, *backends)});
   }
 
   // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.
@@ -165,6 +176,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.judge_panel = unit.protocol->judges;
       setup.judging = unit.protocol->config->judging;
       setup.best_of = unit.protocol->config->best_of;
+      setup.embedder = unit.protocol->embedder;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
       add_debate_metrics(transcript, {.u_intra_lambda = config.metrics.u_intra_lambda,
                                       .answer_type = unit.task->answer_type});

@@ -50,6 +50,23 @@ TEST(SelfConsistency, SamplesAndVotes) {
   EXPECT_EQ(t.events[0].kind, "vote");
 }
 
+TEST(SelfConsistency, OnePerAgentAsksExactlyTheDebatesFirstRequests) {
+  // SVR-MAD's Self Consistency votes the debates' own pre-debate replies: its requests must be
+  // the requests of a debate's round 0, to the byte (same record/replay cache keys).
+  const auto by_agent = [](const ChatRequest& r) { return reply(r.note.agent == "a2" ? "A" : "C"); };
+  Harness voting(by_agent, 3);
+  const Transcript t = voting.run("self_consistency", {{"samples", std::int64_t{3}}, {"one_per_agent", true}});
+  Harness debating(by_agent, 3);
+  debating.run("debate", {{"agents", std::int64_t{3}}});
+  std::set<std::string> voting_keys, first_round_keys;
+  for (const auto& r : voting.client->requests) voting_keys.insert(cache_key(r));
+  for (const auto& r : debating.client->requests)
+    if (r.note.round == 0) first_round_keys.insert(cache_key(r));
+  EXPECT_EQ(voting_keys.size(), 3u);
+  EXPECT_EQ(voting_keys, first_round_keys);
+  EXPECT_EQ(t.final_answer, "C");  // a1 and a3 say C, a2 says A
+}
+
 TEST(Debate, EveryAgentSeesAllPeersPreviousAnswersEachRound) {
   // a1 starts right (B), a2 and a3 start wrong (A, C); in round 1 everyone adopts B.
   Harness h(

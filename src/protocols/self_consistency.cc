@@ -8,17 +8,23 @@ namespace {
 
 class SelfConsistency final : public Protocol {
  public:
-  explicit SelfConsistency(int samples) : samples_(samples) {}
+  SelfConsistency(int samples, bool one_per_agent) : samples_(samples), one_per_agent_(one_per_agent) {}
 
   Async<std::optional<std::string>> run(Debate& debate) const override {
-    const Agent agent = debate.agents(1)[0];
+    // Wang et al.: samples of one agent. one_per_agent: seat i answers once, the very request
+    // the debates' round 0 makes (SVR-MAD §5: every method shares the pre-debate replies).
+    const auto count = static_cast<std::size_t>(samples_);
+    const std::vector<Agent> askers =
+        one_per_agent_ ? debate.agents(count) : std::vector<Agent>(count, debate.agents(1)[0]);
     std::vector<Async<Turn>> calls;
     for (int i = 0; i < samples_; ++i) {
       TurnInfo info;
-      info.turn = "sample";
-      info.sample = i;
+      if (!one_per_agent_) {
+        info.turn = "sample";
+        info.sample = i;
+      }
       std::vector<ChatMessage> messages = {ChatMessage{"user", task_prompt(debate.task())}};
-      calls.push_back(debate.ask(agent, std::move(messages), std::move(info)));
+      calls.push_back(debate.ask(askers[static_cast<std::size_t>(i)], std::move(messages), std::move(info)));
     }
     std::vector<Answer> answers;
     for (auto& turn : co_await when_all(std::move(calls))) answers.push_back(turn.answer);
@@ -29,6 +35,7 @@ class SelfConsistency final : public Protocol {
 
  private:
   int samples_;
+  bool one_per_agent_;
 };
 
 }  // namespace
@@ -37,8 +44,14 @@ ProtocolInfo self_consistency_protocol() {
   return {"self_consistency",
           "N chain-of-thought samples from one agent, majority vote",
           "Wang et al. 2023",
-          {{"samples", ParamKind::kInt, std::int64_t{5}, 1, 64, "number of samples"}},
-          [](const ProtocolParams& p) { return std::make_unique<SelfConsistency>(static_cast<int>(p.integer("samples"))); }};
+          {{"samples", ParamKind::kInt, std::int64_t{5}, 1, 64, "number of samples"},
+           {"one_per_agent", ParamKind::kBool, false, std::nullopt, std::nullopt,
+            "each sample from the next seat of the pool, asked exactly as a debate's first answers are "
+            "(SVR-MAD's Self Consistency, sharing the debates' pre-debate replies)"}},
+          [](const ProtocolParams& p) {
+            return std::make_unique<SelfConsistency>(static_cast<int>(p.integer("samples")),
+                                                     p.flag("one_per_agent"));
+          }};
 }
 
 }  // namespace parley

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SVR-MAD Table 1 and App. B on the simulator: examples/svr-mad.yaml (self-consistency, debate,
+# GroupDebate, SID-ET, S2-MAD in both variants, SVR-MAD with two priors) plus the App. B posterior
+# ablation and SID-ET tuned by Algorithm 2, on parley's arithmetic sample. Prints NComm, tokens and
+# accuracy per question over all units and over the units whose pre-debate answers were not
+# unanimous (the paper's evaluation set, §5). SIMULATED numbers.
+# Usage: bench/svr-mad-comparison.sh [SEEDS]   (default 5: seeds 1..5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEEDS=${1:-5}
+PARLEY=build/src/cli/parley
+[[ -x $PARLEY ]] || scripts/build.sh >/dev/null
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+seeds="[$(seq -s, 1 "$SEEDS")]"
+
+# The example's protocols, then the ablation (App. B) and SID-ET debating every unit (for tuning).
+sed '/^seeds:/d' examples/svr-mad.yaml >"$WORK/exp.yaml"
+cat >>"$WORK/exp.yaml" <<YAML
+  - {name: svr_mad, label: svr_mad_post_min_ll, posterior: min_ll}
+  - {name: svr_mad, label: svr_mad_post_ppl, posterior: ppl}
+  - {name: svr_mad, label: svr_mad_post_conf, posterior: confidence}
+  - {name: sid_et, label: sid_et_always, threshold: 0}
+seeds: $seeds
+YAML
+sed -i "s|path: examples/|path: $PWD/examples/|" "$WORK/exp.yaml"
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" >&2
+start=$(date +%s.%N)
+"$PARLEY" run "$WORK/exp.yaml" --out "$WORK/run" --quiet
+echo "# run: $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)") s" >&2
+"$PARLEY" tune-sid-et "$WORK/run" --protocol sid_et_always --reference svr_mad >"$WORK/tune.txt"
+cat "$WORK/tune.txt" >&2
+threshold=$(sed -n 's/.*threshold[^-0-9]*\(-\?[0-9.e+-]*\).*/\1/p' "$WORK/tune.txt" | tail -1)
+
+# SID-ET at the tuned threshold (tuned on these same units, as Algorithm 2 is run in App. A).
+cat >"$WORK/tuned.yaml" <<YAML
+$(sed -n '1,/^protocols:/p' "$WORK/exp.yaml")
+  - {name: sid_et, label: sid_et_tuned, threshold: $threshold}
+seeds: $seeds
+YAML
+"$PARLEY" run "$WORK/tuned.yaml" --out "$WORK/tuned" --quiet
+
+python3 - "$WORK/run/transcripts.jsonl" "$WORK/tuned/transcripts.jsonl" <<'PY'
+import json, sys, collections
+rows = collections.defaultdict(list)
+unanimous = set()
+for path in sys.argv[1:]:
+    for line in open(path):
+        t = json.loads(line)
+        rows[t["protocol"]].append(t)
+        if t["protocol"] == "svr_mad":
+            for e in t["events"]:
+                if e["kind"] == "stop" and json.loads(e["detail"]).get("reason") == "unanimous":
+                    unanimous.add((t["task_id"], t["seed"]))
+def line(name, ts):
+    n = len(ts)
+    acc = sum(t["correct"] for t in ts) / n
+    tok = sum(t["prompt_tokens"] + t["completion_tokens"] for t in ts) / n
+    ncomm = sum(t["metrics"].get("ncomm", 0) for t in ts) / n
+    return f"{ncomm:6.1f} {tok:8.0f} {acc:6.3f} {n:5d}"
+print(f"{'protocol':<22} {'all units: NComm':>16} {'tokens':>8} {'acc':>6} {'n':>5} | {'not unanimous: NComm':>20} {'tokens':>8} {'acc':>6} {'n':>5}   (SIMULATED)")
+for name, ts in rows.items():
+    hard = [t for t in ts if (t["task_id"], t["seed"]) not in unanimous]
+    print(f"{name:<22} {line(name, ts):>37} | {line(name, hard):>41}")
+PY

@@ -1,8 +1,8 @@
 #pragma once
 // LlmClient: the one interface every backend implements (OpenAI-compatible HTTP, the built-in
 // simulator, the record/replay cache wrapping either). Protocols never see which one they use.
-// A client lives on the EventLoop thread; chat() may be called many times concurrently from
-// coroutines on that thread. Failures after retries come back as CallError values.
+// A client lives on the EventLoop thread; chat() and embed() may be called many times
+// concurrently from coroutines on that thread. Failures after retries come back as CallError values.
 
 #include <chrono>
 #include <filesystem>
@@ -75,10 +75,11 @@ struct RetryPolicy {
                                   double unit_random) const;
 };
 
-// ---- OpenAI-compatible chat completions ----------------------------------------------------
+// ---- OpenAI-compatible chat completions and embeddings -------------------------------------
 
 struct EndpointOptions {
-  std::string base_url;           // e.g. http://127.0.0.1:8000/v1 (".../chat/completions" is appended)
+  std::string base_url;           // e.g. http://127.0.0.1:8000/v1 ("/chat/completions" is appended
+                                  // for chat, "/embeddings" for embeddings)
   std::string model;              // model name sent to the server
   std::string api_key_env;        // environment variable holding the key ("" = no key)
   int max_concurrency = 64;       // requests in flight to this endpoint

@@ -94,12 +94,16 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 
 // ---- Record / replay -----------------------------------------------------------------------
 
-// Wraps `inner`: a request whose hash is in `dir` is answered from disk; a miss is sent to
-// `inner` and a successful response is recorded. The key covers the model, messages,
-// sampling, agent, sample index and seed (identical prompts from different agents or samples
-// are different requests). Failed calls are not recorded.
+// Wraps `inner`: a chat or embedding request whose key is in `dir` is answered from disk; a
+// miss is sent to `inner` and a successful response is recorded. Failed calls are not
+// recorded.
 std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
+// A chat key covers the model, messages, sampling, agent, sample index and seed (identical
+// prompts from different agents or samples are different requests).
 std::string cache_key(const ChatRequest& request);
+// An embedding key covers the model and every input only: an embedding is a function of the
+// model and the text, whoever asks.
+std::string embedding_cache_key(const EmbeddingRequest& request);
 
 }  // namespace parley

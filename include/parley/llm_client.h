@@ -96,7 +96,8 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 
 // Wraps `inner`: a chat or embedding request whose key is in `dir` is answered from disk; a
 // miss is sent to `inner` and a successful response is recorded. Failed calls are not
-// recorded.
+// recorded. While a request is in flight to `inner`, an identical one (same key) does not go
+// to `inner` again: it waits and gets the same result, a failure included.
 std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
 // A chat key covers the model, messages, sampling, agent, sample index and seed (identical

@@ -1,5 +1,5 @@
 // CachingClient: record/replay of successful chat and embedding responses on disk, keyed by
-// cache_key / embedding_cache_key.
+// cache_key / embedding_cache_key, and one shared inner call for identical requests in flight.
 // The file format is documented in docs/formats.md ("Record/replay cache").
 
 #include <unistd.h>
@@ -7,6 +7,8 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <coroutine>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -150,6 +153,51 @@ EmbeddingResponse decode_embedding_response(const json& r, std::size_t inputs) {
   return response;
 }
 
+// Identical requests in flight at once share one call: the first caller with a key makes it,
+// and callers arriving before it finishes wait for its result, a failure included. So two
+// protocols asking the same question at the same moment get one reply, not two samples.
+// There is no event loop here: waiters are resumed inline once the result is known.
+template <class Result>
+class Coalescer {
+ public:
+  template <class Call>
+  Async<Result> run(std::string key, const Call& call) {
+    if (auto found = in_flight_.find(key); found != in_flight_.end()) {
+      const std::shared_ptr<Shared> shared = found->second;  // outlives the map entry
+      co_await Join{shared.get()};
+      if (shared->failure) std::rethrow_exception(shared->failure);
+      co_return *shared->result;
+    }
+    const auto shared = std::make_shared<Shared>();
+    in_flight_.emplace(key, shared);
+    try {
+      shared->result.emplace(co_await call());
+    } catch (...) {
+      shared->failure = std::current_exception();
+    }
+    // Out of the map before anyone resumes: a waiter may ask again, and that is a new call.
+    in_flight_.erase(key);
+    const std::vector<std::coroutine_handle<>> waiters = std::move(shared->waiters);
+    for (std::coroutine_handle<> waiter : waiters) waiter.resume();
+    if (shared->failure) std::rethrow_exception(shared->failure);
+    co_return std::move(*shared->result);
+  }
+
+ private:
+  struct Shared {
+    std::optional<Result> result;
+    std::exception_ptr failure;
+    std::vector<std::coroutine_handle<>> waiters;
+  };
+  struct Join {
+    Shared* shared;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> waiter) { shared->waiters.push_back(waiter); }
+    void await_resume() const noexcept {}
+  };
+  std::unordered_map<std::string, std::shared_ptr<Shared>> in_flight_;
+};
+
 class CachingClient final : public LlmClient {
  public:
   CachingClient(std::unique_ptr<LlmClient> inner, std::filesystem::path dir)
@@ -160,7 +208,7 @@ class CachingClient final : public LlmClient {
   Async<ChatResult> chat(ChatRequest request) override {
     const std::string key = cache_key(request);
     const auto ask_inner = [&] { return inner_->chat(std::move(request)); };
-    co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner);
+    co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner, chats_in_flight_);
   }
 
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
@@ -170,15 +218,17 @@ class CachingClient final : public LlmClient {
       return decode_embedding_response(recorded, inputs);
     };
     const auto ask_inner = [&] { return inner_->embed(std::move(request)); };
-    co_return co_await replay_or_call<EmbeddingResponse>(key, decode, ask_inner);
+    co_return co_await replay_or_call<EmbeddingResponse>(key, decode, ask_inner, embeddings_in_flight_);
   }
 
  private:
-  // The recorded response of `key`, else that of `ask_inner`, recorded when it succeeds.
-  // Callers await it at once, so the arguments may be references into their frames.
+  // The recorded response of `key`; else the result of an identical call in flight; else that
+  // of `ask_inner`, recorded when it succeeds. Callers await it at once, so the arguments may
+  // be references into their frames.
   template <class Response, class Decode, class AskInner>
-  Async<std::variant<Response, CallError>> replay_or_call(const std::string& key, const Decode& decode,
-                                                          const AskInner& ask_inner) {
+  Async<std::variant<Response, CallError>> replay_or_call(
+      const std::string& key, const Decode& decode, const AskInner& ask_inner,
+      Coalescer<std::variant<Response, CallError>>& in_flight) {
     const std::filesystem::path path = dir_ / key.substr(0, 2) / (key + ".json");
     if (auto recorded = read_entry<Response>(path, key, decode)) co_return std::move(*recorded);
     const auto call_and_record = [&]() -> Async<std::variant<Response, CallError>> {
@@ -187,7 +237,7 @@ class CachingClient final : public LlmClient {
         write_entry(path, key, encode_response(*response));
       co_return std::move(result);
     };
-    co_return co_await call_and_record();
+    co_return co_await in_flight.run(key, call_and_record);
   }
 
   // Any problem reading the entry makes it a miss; the fresh response then replaces it.
@@ -236,6 +286,8 @@ class CachingClient final : public LlmClient {
 
   std::unique_ptr<LlmClient> inner_;
   std::filesystem::path dir_;
+  Coalescer<ChatResult> chats_in_flight_;
+  Coalescer<EmbeddingResult> embeddings_in_flight_;
 };
 
 }  // namespace

@@ -103,6 +103,36 @@ EmbeddingResult call(LlmClient& client, const EmbeddingRequest& request) {
   return std::move(*result);
 }
 
+// What callers started together on one loop got, once all of them had reached the gate.
+template <class Result>
+struct Overlapped {
+  std::vector<Result> results;
+  std::size_t held = 0;  // inner calls waiting at the gate when it opened
+};
+
+// Starts `start(0)` .. `start(callers - 1)` on one loop and opens `gated` only after every
+// caller has started; no caller may finish before that.
+template <class Result>
+Overlapped<Result> overlap(GatedClient& gated, std::size_t callers,
+                           const std::function<Async<Result>(std::size_t)>& start) {
+  EventLoop loop;
+  std::vector<std::optional<Result>> results(callers);
+  Overlapped<Result> out;
+  auto caller = [&](std::size_t i) -> Async<void> { results[i] = co_await start(i); };
+  auto opener = [&]() -> Async<void> {
+    co_await loop.yield();
+    for (const auto& result : results)
+      EXPECT_FALSE(result.has_value()) << "a caller finished before the gate opened";
+    out.held = gated.held();
+    gated.open(loop);
+  };
+  for (std::size_t i = 0; i < callers; ++i) loop.spawn(caller(i));
+  loop.spawn(opener());
+  loop.run();
+  for (auto& result : results) out.results.push_back(std::move(*result));
+  return out;
+}
+
 ChatResponse rich_response() {
   ChatResponse response;
   response.text = "Let me think.\nAnswer: C\n\"quoted\" \xC3\xA9";
@@ -415,6 +445,136 @@ TEST_F(CachingClientTest, CorruptOrForeignEmbeddingEntryIsAMiss) {
     expect_same(std::get<EmbeddingResponse>(call(*client, request)), sample_embedding());
     EXPECT_EQ(counter->embed_calls, 1) << "a miss, then the rewritten entry is a hit: " << corrupt;
   }
+}
+
+TEST_F(CachingClientTest, ConcurrentIdenticalChatsShareOneInnerCall) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  int samples = 0;
+  gated->chat_reply = [&samples](const ChatRequest&) {
+    ChatResponse response = rich_response();
+    response.text = "sample " + std::to_string(++samples);  // a second call would differ
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
+  Overlapped<ChatResult> run = overlap(*gated, 3, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 1);
+  ASSERT_EQ(run.results.size(), 3u);
+  for (const ChatResult& result : run.results) {
+    EXPECT_EQ(std::get<ChatResponse>(result).text, "sample 1");
+    expect_same(std::get<ChatResponse>(result), std::get<ChatResponse>(run.results[0]));
+  }
+  EXPECT_TRUE(fs::is_regular_file(entry_path(request)));
+  EXPECT_EQ(files(), 1);
+
+  // Once it has finished, the next identical request is a replay, not a join.
+  EXPECT_EQ(std::get<ChatResponse>(call(*client, request)).text, "sample 1");
+  EXPECT_EQ(gated->chat_calls, 1);
+}
+
+TEST_F(CachingClientTest, ConcurrentDifferentChatsAreNotCoalesced) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [](const ChatRequest& r) {
+    ChatResponse response;
+    response.text = "sample index " + std::to_string(r.note.sample);
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  std::vector<ChatRequest> requests = {sample_request(), sample_request()};
+  requests[1].note.sample = 1;  // same prompt, another sample: another call
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) {
+    return client->chat(requests[i]);
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 2u);
+  EXPECT_EQ(gated->chat_calls, 2);
+  EXPECT_EQ(std::get<ChatResponse>(run.results[0]).text, "sample index 0");
+  EXPECT_EQ(std::get<ChatResponse>(run.results[1]).text, "sample index 1");
+  EXPECT_EQ(files(), 2);
+}
+
+TEST_F(CachingClientTest, FailedInFlightCallReachesEveryWaiterAndIsNotRecorded) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [](const ChatRequest&) -> ChatResult {
+    return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 1);
+  for (const ChatResult& result : run.results) {
+    ASSERT_TRUE(std::holds_alternative<CallError>(result));
+    EXPECT_EQ(std::get<CallError>(result).http_status, 503);
+    EXPECT_EQ(std::get<CallError>(result).attempts, 5);
+  }
+  EXPECT_FALSE(fs::exists(entry_path(request)));
+
+  // Nothing was left in flight: asking again is a new inner call.
+  gated->chat_reply = [](const ChatRequest&) -> ChatResult { return rich_response(); };
+  expect_same(std::get<ChatResponse>(call(*client, request)), rich_response());
+  EXPECT_EQ(gated->chat_calls, 2);
+}
+
+TEST_F(CachingClientTest, WaiterAskingAgainAfterASharedFailureStartsANewCall) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [gated](const ChatRequest&) -> ChatResult {
+    if (gated->chat_calls == 1) return CallError{CallErrorKind::kTimeout, 0, "timed out", 1};
+    return rich_response();
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::optional<ChatResult> waiters_first;
+  // The second caller is resumed with the failure while the first is still finishing its call,
+  // and asks again at once.
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) -> Async<ChatResult> {
+    ChatResult result = co_await client->chat(request);
+    if (i == 0) co_return result;
+    waiters_first = std::move(result);
+    co_return co_await client->chat(request);
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 2);
+  EXPECT_EQ(std::get<CallError>(run.results[0]).kind, CallErrorKind::kTimeout);
+  ASSERT_TRUE(waiters_first.has_value());
+  EXPECT_EQ(std::get<CallError>(*waiters_first).kind, CallErrorKind::kTimeout);
+  expect_same(std::get<ChatResponse>(run.results[1]), rich_response());
+  EXPECT_TRUE(fs::is_regular_file(entry_path(request)));
+}
+
+TEST_F(CachingClientTest, ConcurrentEmbeddingsCoalesceOnModelAndInputsOnly) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  int samples = 0;
+  gated->embed_reply = [&samples](const EmbeddingRequest& r) {
+    EmbeddingResponse response = sample_embedding();
+    response.vectors.assign(r.inputs.size(), std::vector<double>{0.5, static_cast<double>(++samples)});
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  std::vector<EmbeddingRequest> requests(3, sample_embedding_request());
+  requests[1].note.agent = "a2";  // not part of what is embedded: joins the first call
+  requests[2].inputs.pop_back();  // other texts: a call of its own
+  std::function<Async<EmbeddingResult>(std::size_t)> start = [&](std::size_t i) {
+    return client->embed(requests[i]);
+  };
+  Overlapped<EmbeddingResult> run = overlap(*gated, 3, start);
+  EXPECT_EQ(run.held, 2u);
+  EXPECT_EQ(gated->embed_calls, 2);
+  expect_same(std::get<EmbeddingResponse>(run.results[1]), std::get<EmbeddingResponse>(run.results[0]));
+  EXPECT_EQ(std::get<EmbeddingResponse>(run.results[0]).vectors,
+            (std::vector<std::vector<double>>{{0.5, 1.0}, {0.5, 1.0}}));
+  EXPECT_EQ(std::get<EmbeddingResponse>(run.results[2]).vectors,
+            (std::vector<std::vector<double>>{{0.5, 2.0}}));
+  EXPECT_EQ(files(), 2);
 }
 
 TEST_F(CachingClientTest, EmbedOfAChatOnlyBackendIsUnsupportedAndNotRecorded) {

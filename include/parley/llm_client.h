@@ -1,8 +1,8 @@
 #pragma once
 // LlmClient: the one interface every backend implements (OpenAI-compatible HTTP, the built-in
 // simulator, the record/replay cache wrapping either). Protocols never see which one they use.
-// A client lives on the EventLoop thread; chat() may be called many times concurrently from
-// coroutines on that thread. Failures after retries come back as CallError values.
+// A client lives on the EventLoop thread; chat() and embed() may be called many times
+// concurrently from coroutines on that thread. Failures after retries come back as CallError values.
 
 #include <chrono>
 #include <filesystem>
@@ -75,10 +75,11 @@ struct RetryPolicy {
                                   double unit_random) const;
 };
 
-// ---- OpenAI-compatible chat completions ----------------------------------------------------
+// ---- OpenAI-compatible chat completions and embeddings -------------------------------------
 
 struct EndpointOptions {
-  std::string base_url;           // e.g. http://127.0.0.1:8000/v1 (".../chat/completions" is appended)
+  std::string base_url;           // e.g. http://127.0.0.1:8000/v1 ("/chat/completions" is appended
+                                  // for chat, "/embeddings" for embeddings)
   std::string model;              // model name sent to the server
   std::string api_key_env;        // environment variable holding the key ("" = no key)
   int max_concurrency = 64;       // requests in flight to this endpoint
@@ -93,12 +94,17 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 
 // ---- Record / replay -----------------------------------------------------------------------
 
-// Wraps `inner`: a request whose hash is in `dir` is answered from disk; a miss is sent to
-// `inner` and a successful response is recorded. The key covers the model, messages,
-// sampling, agent, sample index and seed (identical prompts from different agents or samples
-// are different requests). Failed calls are not recorded.
+// Wraps `inner`: a chat or embedding request whose key is in `dir` is answered from disk; a
+// miss is sent to `inner` and a successful response is recorded. Failed calls are not
+// recorded. While a request is in flight to `inner`, an identical one (same key) does not go
+// to `inner` again: it waits and gets the same result, a failure included.
 std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
+// A chat key covers the model, messages, sampling, agent, sample index and seed (identical
+// prompts from different agents or samples are different requests).
 std::string cache_key(const ChatRequest& request);
+// An embedding key covers the model and every input only: an embedding is a function of the
+// model and the text, whoever asks.
+std::string embedding_cache_key(const EmbeddingRequest& request);
 
 }  // namespace parley

@@ -1,4 +1,5 @@
-// CachingClient: record/replay of successful responses on disk, keyed by cache_key(request).
+// CachingClient: record/replay of successful chat and embedding responses on disk, keyed by
+// cache_key / embedding_cache_key, and one shared inner call for identical requests in flight.
 // The file format is documented in docs/formats.md ("Record/replay cache").
 
 #include <unistd.h>
@@ -6,18 +7,21 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <coroutine>
+#include <exception>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <variant>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/hash.h"
 #include "parley/llm_client.h"
@@ -70,43 +74,55 @@ double decode_double(const json& value) {
   throw std::invalid_argument("not a number");
 }
 
-json encode_response(const std::string& key, const ChatResponse& response) {
-  json usage = {{"prompt_tokens", response.usage.prompt_tokens},
-                {"completion_tokens", response.usage.completion_tokens},
-                {"cached_tokens", response.usage.cached_tokens},
-                {"estimated", response.usage.estimated}};
+json encode_usage(const Usage& usage) {
+  return {{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"cached_tokens", usage.cached_tokens},
+          {"estimated", usage.estimated}};
+}
+
+Usage decode_usage(const json& usage) {
+  return Usage{usage.at("prompt_tokens").get<std::int64_t>(),
+               usage.at("completion_tokens").get<std::int64_t>(),
+               usage.at("cached_tokens").get<std::int64_t>(), usage.at("estimated").get<bool>()};
+}
+
+json encode_response(const ChatResponse& response) {
   json logprobs = nullptr;
   if (response.logprobs) {
     logprobs = {{"min_token_logprob", encode_double(response.logprobs->min_token_logprob)},
                 {"perplexity", encode_double(response.logprobs->perplexity)},
                 {"tokens", response.logprobs->tokens}};
   }
-  return {{"format", kFormat},
-          {"key", key},
-          {"response",
-           {{"text", response.text},
-            {"reasoning", response.reasoning},
-            {"finish_reason", response.finish_reason},
-            {"usage", std::move(usage)},
-            {"logprobs", std::move(logprobs)},
-            {"latency_ms", encode_double(response.latency_ms)},
-            {"attempts", response.attempts}}}};
+  return {{"text", response.text},
+          {"reasoning", response.reasoning},
+          {"finish_reason", response.finish_reason},
+          {"usage", encode_usage(response.usage)},
+          {"logprobs", std::move(logprobs)},
+          {"latency_ms", encode_double(response.latency_ms)},
+          {"attempts", response.attempts}};
 }
 
-// Throws (json type errors, invalid_argument) when the entry is not a complete record of `key`.
-ChatResponse decode_response(const json& entry, const std::string& key) {
-  if (entry.at("format").get<std::string>() != kFormat || entry.at("key").get<std::string>() != key)
-    throw std::invalid_argument("another entry");
-  const json& r = entry.at("response");
+json encode_response(const EmbeddingResponse& response) {
+  json vectors = json::array();
+  for (const auto& vector : response.vectors) {
+    json values = json::array();
+    for (double value : vector) values.push_back(encode_double(value));
+    vectors.push_back(std::move(values));
+  }
+  return {{"vectors", std::move(vectors)},
+          {"usage", encode_usage(response.usage)},
+          {"latency_ms", encode_double(response.latency_ms)},
+          {"attempts", response.attempts}};
+}
+
+// The decoders throw (json type errors, invalid_argument) on anything but a complete record.
+ChatResponse decode_chat_response(const json& r) {
   ChatResponse response;
   response.text = r.at("text").get<std::string>();
   response.reasoning = r.at("reasoning").get<std::string>();
   response.finish_reason = r.at("finish_reason").get<std::string>();
-  const json& usage = r.at("usage");
-  response.usage.prompt_tokens = usage.at("prompt_tokens").get<std::int64_t>();
-  response.usage.completion_tokens = usage.at("completion_tokens").get<std::int64_t>();
-  response.usage.cached_tokens = usage.at("cached_tokens").get<std::int64_t>();
-  response.usage.estimated = usage.at("estimated").get<bool>();
+  response.usage = decode_usage(r.at("usage"));
   const json& logprobs = r.at("logprobs");
   if (!logprobs.is_null()) {
     LogprobStats stats;
@@ -120,6 +136,68 @@ ChatResponse decode_response(const json& entry, const std::string& key) {
   return response;
 }
 
+// `inputs`: how many texts the request embeds; a record with another count is corrupt.
+EmbeddingResponse decode_embedding_response(const json& r, std::size_t inputs) {
+  EmbeddingResponse response;
+  const json& vectors = r.at("vectors");
+  if (!vectors.is_array() || vectors.size() != inputs) throw std::invalid_argument("wrong number of vectors");
+  for (const json& values : vectors) {
+    if (!values.is_array() || values.empty()) throw std::invalid_argument("not a vector");
+    std::vector<double>& vector = response.vectors.emplace_back();
+    for (const json& value : values) vector.push_back(decode_double(value));
+    if (vector.size() != response.vectors.front().size()) throw std::invalid_argument("ragged vectors");
+  }
+  response.usage = decode_usage(r.at("usage"));
+  response.latency_ms = decode_double(r.at("latency_ms"));
+  response.attempts = r.at("attempts").get<int>();
+  return response;
+}
+
+// Identical requests in flight at once share one call: the first caller with a key makes it,
+// and callers arriving before it finishes wait for its result, a failure included. So two
+// protocols asking the same question at the same moment get one reply, not two samples.
+// There is no event loop here: waiters are resumed inline once the result is known.
+template <class Result>
+class Coalescer {
+ public:
+  template <class Call>
+  Async<Result> run(std::string key, const Call& call) {
+    if (auto found = in_flight_.find(key); found != in_flight_.end()) {
+      const std::shared_ptr<Shared> shared = found->second;  // outlives the map entry
+      co_await Join{shared.get()};
+      if (shared->failure) std::rethrow_exception(shared->failure);
+      co_return *shared->result;
+    }
+    const auto shared = std::make_shared<Shared>();
+    in_flight_.emplace(key, shared);
+    try {
+      shared->result.emplace(co_await call());
+    } catch (...) {
+      shared->failure = std::current_exception();
+    }
+    // Out of the map before anyone resumes: a waiter may ask again, and that is a new call.
+    in_flight_.erase(key);
+    const std::vector<std::coroutine_handle<>> waiters = std::move(shared->waiters);
+    for (std::coroutine_handle<> waiter : waiters) waiter.resume();
+    if (shared->failure) std::rethrow_exception(shared->failure);
+    co_return std::move(*shared->result);
+  }
+
+ private:
+  struct Shared {
+    std::optional<Result> result;
+    std::exception_ptr failure;
+    std::vector<std::coroutine_handle<>> waiters;
+  };
+  struct Join {
+    Shared* shared;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> waiter) { shared->waiters.push_back(waiter); }
+    void await_resume() const noexcept {}
+  };
+  std::unordered_map<std::string, std::shared_ptr<Shared>> in_flight_;
+};
+
 class CachingClient final : public LlmClient {
  public:
   CachingClient(std::unique_ptr<LlmClient> inner, std::filesystem::path dir)
@@ -129,16 +207,43 @@ class CachingClient final : public LlmClient {
 
   Async<ChatResult> chat(ChatRequest request) override {
     const std::string key = cache_key(request);
-    const std::filesystem::path path = dir_ / key.substr(0, 2) / (key + ".json");
-    if (auto recorded = read_entry(path, key)) co_return std::move(*recorded);
-    ChatResult result = co_await inner_->chat(std::move(request));
-    if (const auto* response = std::get_if<ChatResponse>(&result)) write_entry(path, key, *response);
-    co_return std::move(result);
+    const auto ask_inner = [&] { return inner_->chat(std::move(request)); };
+    co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner, chats_in_flight_);
+  }
+
+  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
+    const std::string key = embedding_cache_key(request);
+    const std::size_t inputs = request.inputs.size();
+    const auto decode = [inputs](const json& recorded) {
+      return decode_embedding_response(recorded, inputs);
+    };
+    const auto ask_inner = [&] { return inner_->embed(std::move(request)); };
+    co_return co_await replay_or_call<EmbeddingResponse>(key, decode, ask_inner, embeddings_in_flight_);
   }
 
  private:
+  // The recorded response of `key`; else the result of an identical call in flight; else that
+  // of `ask_inner`, recorded when it succeeds. Callers await it at once, so the arguments may
+  // be references into their frames.
+  template <class Response, class Decode, class AskInner>
+  Async<std::variant<Response, CallError>> replay_or_call(
+      const std::string& key, const Decode& decode, const AskInner& ask_inner,
+      Coalescer<std::variant<Response, CallError>>& in_flight) {
+    const std::filesystem::path path = dir_ / key.substr(0, 2) / (key + ".json");
+    if (auto recorded = read_entry<Response>(path, key, decode)) co_return std::move(*recorded);
+    const auto call_and_record = [&]() -> Async<std::variant<Response, CallError>> {
+      std::variant<Response, CallError> result = co_await ask_inner();
+      if (const auto* response = std::get_if<Response>(&result))
+        write_entry(path, key, encode_response(*response));
+      co_return std::move(result);
+    };
+    co_return co_await in_flight.run(key, call_and_record);
+  }
+
   // Any problem reading the entry makes it a miss; the fresh response then replaces it.
-  static std::optional<ChatResponse> read_entry(const std::filesystem::path& path, const std::string& key) {
+  template <class Response, class Decode>
+  static std::optional<Response> read_entry(const std::filesystem::path& path, const std::string& key,
+                                            const Decode& decode) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
     std::ostringstream text;
@@ -147,7 +252,9 @@ class CachingClient final : public LlmClient {
     json entry = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
     if (entry.is_discarded()) return std::nullopt;
     try {
-      return decode_response(entry, key);
+      if (entry.at("format").get<std::string>() != kFormat || entry.at("key").get<std::string>() != key)
+        return std::nullopt;
+      return decode(entry.at("response"));
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -155,7 +262,7 @@ class CachingClient final : public LlmClient {
 
   // Best effort: a cache that cannot be written must not fail the call. The temporary file
   // sits in the entry's directory so that rename() is atomic (same file system).
-  static void write_entry(const std::filesystem::path& path, const std::string& key, const ChatResponse& response) {
+  static void write_entry(const std::filesystem::path& path, const std::string& key, json response) {
     static std::atomic<std::uint64_t> counter{0};
     std::error_code error;
     std::filesystem::create_directories(path.parent_path(), error);
@@ -164,7 +271,8 @@ class CachingClient final : public LlmClient {
         path.parent_path() /
         ("." + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)));
     try {
-      const std::string text = encode_response(key, response).dump(-1, ' ', false, json::error_handler_t::replace);
+      const json entry = {{"format", kFormat}, {"key", key}, {"response", std::move(response)}};
+      const std::string text = entry.dump(-1, ' ', false, json::error_handler_t::replace);
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
       out << text << '\n';
       out.close();
@@ -178,6 +286,8 @@ class CachingClient final : public LlmClient {
 
   std::unique_ptr<LlmClient> inner_;
   std::filesystem::path dir_;
+  Coalescer<ChatResult> chats_in_flight_;
+  Coalescer<EmbeddingResult> embeddings_in_flight_;
 };
 
 }  // namespace
@@ -199,6 +309,16 @@ std::string cache_key(const ChatRequest& request) {
   canonical.add("agent", request.note.agent);
   canonical.add("sample", static_cast<std::int64_t>(request.note.sample));
   canonical.add("debate_seed", request.note.seed);
+  return hash_hex128(canonical.text());
+}
+
+std::string embedding_cache_key(const EmbeddingRequest& request) {
+  Canonical canonical(kFormat);
+  // A chat key's first field is "model", so no embedding key can equal one.
+  canonical.add("request", std::string_view("embedding"));
+  canonical.add("model", request.model);
+  canonical.add("inputs", static_cast<std::uint64_t>(request.inputs.size()));
+  for (const auto& input : request.inputs) canonical.add("input", input);
   return hash_hex128(canonical.text());
 }
 

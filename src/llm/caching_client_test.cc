@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <coroutine>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -9,7 +10,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "parley/llm_client.h"
 
@@ -35,6 +38,53 @@ class CountingClient final : public LlmClient {
   bool simulated_;
 };
 
+// Holds every call until open(): lets a test start calls that overlap in time. Each call
+// answers with chat_reply / embed_reply, evaluated when the gate lets it through.
+class GatedClient final : public LlmClient {
+ public:
+  explicit GatedClient(bool open = false) : open_(open) {}
+  Async<ChatResult> chat(ChatRequest request) override {
+    ++chat_calls;
+    co_await Gate{this};
+    co_return chat_reply(request);
+  }
+  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
+    ++embed_calls;
+    co_await Gate{this};
+    co_return embed_reply(request);
+  }
+  bool simulated() const override { return false; }
+
+  std::size_t held() const { return held_.size(); }
+  // Lets the held calls go on the loop's next turn, and every later call straight through.
+  void open(EventLoop& loop) {
+    open_ = true;
+    for (std::coroutine_handle<> call : std::exchange(held_, {})) loop.post(call);
+  }
+
+  std::function<ChatResult(const ChatRequest&)> chat_reply;
+  std::function<EmbeddingResult(const EmbeddingRequest&)> embed_reply;
+  int chat_calls = 0;
+  int embed_calls = 0;
+
+ private:
+  struct Gate {
+    GatedClient* client;
+    bool await_ready() const noexcept { return client->open_; }
+    void await_suspend(std::coroutine_handle<> call) { client->held_.push_back(call); }
+    void await_resume() const noexcept {}
+  };
+  bool open_;
+  std::vector<std::coroutine_handle<>> held_;
+};
+
+// Implements chat only, so embed() is the LlmClient default.
+class ChatOnlyClient final : public LlmClient {
+ public:
+  Async<ChatResult> chat(ChatRequest /*request*/) override { co_return ChatResponse{}; }
+  bool simulated() const override { return false; }
+};
+
 ChatResult call(LlmClient& client, const ChatRequest& request) {
   EventLoop loop;
   std::optional<ChatResult> result;
@@ -42,6 +92,45 @@ ChatResult call(LlmClient& client, const ChatRequest& request) {
   loop.spawn(task());
   loop.run();
   return std::move(*result);
+}
+
+EmbeddingResult call(LlmClient& client, const EmbeddingRequest& request) {
+  EventLoop loop;
+  std::optional<EmbeddingResult> result;
+  auto task = [&]() -> Async<void> { result = co_await client.embed(request); };
+  loop.spawn(task());
+  loop.run();
+  return std::move(*result);
+}
+
+// What callers started together on one loop got, once all of them had reached the gate.
+template <class Result>
+struct Overlapped {
+  std::vector<Result> results;
+  std::size_t held = 0;  // inner calls waiting at the gate when it opened
+};
+
+// Starts `start(0)` .. `start(callers - 1)` on one loop and opens `gated` only after every
+// caller has started; no caller may finish before that.
+template <class Result>
+Overlapped<Result> overlap(GatedClient& gated, std::size_t callers,
+                           const std::function<Async<Result>(std::size_t)>& start) {
+  EventLoop loop;
+  std::vector<std::optional<Result>> results(callers);
+  Overlapped<Result> out;
+  auto caller = [&](std::size_t i) -> Async<void> { results[i] = co_await start(i); };
+  auto opener = [&]() -> Async<void> {
+    co_await loop.yield();
+    for (const auto& result : results)
+      EXPECT_FALSE(result.has_value()) << "a caller finished before the gate opened";
+    out.held = gated.held();
+    gated.open(loop);
+  };
+  for (std::size_t i = 0; i < callers; ++i) loop.spawn(caller(i));
+  loop.spawn(opener());
+  loop.run();
+  for (auto& result : results) out.results.push_back(std::move(*result));
+  return out;
 }
 
 ChatResponse rich_response() {
@@ -86,6 +175,42 @@ ChatRequest sample_request() {
   return request;
 }
 
+EmbeddingRequest sample_embedding_request() {
+  EmbeddingRequest request;
+  request.model = "bge-m3";
+  request.inputs = {"Answer: B, since 2+2=4.", "Answer: C"};
+  request.note.agent = "a1";
+  request.note.seed = 1;
+  return request;
+}
+
+// Values whose shortest decimal forms are long: replay must give back the same bits.
+EmbeddingResponse sample_embedding() {
+  EmbeddingResponse response;
+  response.vectors = {{0.1 + 0.2, -1.0 / 3.0, 5e-324, 1.7976931348623157e308},
+                      {-0.0, 2.0 / 3.0, 1e-300, 123456.789012345678}};
+  response.usage = Usage{14, 0, 0, true};
+  response.latency_ms = 12.345678901234567;
+  response.attempts = 2;
+  return response;
+}
+
+void expect_same(const EmbeddingResponse& a, const EmbeddingResponse& b) {
+  ASSERT_EQ(a.vectors.size(), b.vectors.size());
+  for (std::size_t i = 0; i < a.vectors.size(); ++i) {
+    ASSERT_EQ(a.vectors[i].size(), b.vectors[i].size());
+    for (std::size_t j = 0; j < a.vectors[i].size(); ++j) {
+      EXPECT_EQ(std::signbit(a.vectors[i][j]), std::signbit(b.vectors[i][j])) << i << "," << j;
+      EXPECT_EQ(a.vectors[i][j], b.vectors[i][j]) << i << "," << j;  // bit-exact
+    }
+  }
+  EXPECT_EQ(a.usage.prompt_tokens, b.usage.prompt_tokens);
+  EXPECT_EQ(a.usage.completion_tokens, b.usage.completion_tokens);
+  EXPECT_EQ(a.usage.estimated, b.usage.estimated);
+  EXPECT_EQ(a.latency_ms, b.latency_ms);
+  EXPECT_EQ(a.attempts, b.attempts);
+}
+
 class CachingClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -96,9 +221,15 @@ class CachingClientTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path entry_path(const ChatRequest& request) const {
-    const std::string key = cache_key(request);
-    return dir_ / key.substr(0, 2) / (key + ".json");
+  fs::path entry_path(const ChatRequest& request) const { return entry_path(cache_key(request)); }
+  fs::path entry_path(const EmbeddingRequest& request) const {
+    return entry_path(embedding_cache_key(request));
+  }
+  fs::path entry_path(const std::string& key) const { return dir_ / key.substr(0, 2) / (key + ".json"); }
+  int files() const {
+    int count = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_)) count += entry.is_regular_file() ? 1 : 0;
+    return count;
   }
 
   fs::path dir_;
@@ -249,6 +380,260 @@ TEST(CacheKey, CoversEveryIdentifyingFieldAndNothingElse) {
   same.note.protocol = "debate";
   same.note.shown.push_back(PeerView{"a2", "B", 0.5});
   EXPECT_EQ(cache_key(same), key);
+}
+
+TEST_F(CachingClientTest, EmbeddingMissRecordsThenHitReplaysExactly) {
+  const EmbeddingRequest request = sample_embedding_request();
+  auto first_inner = std::make_unique<GatedClient>(/*open=*/true);
+  GatedClient* first = first_inner.get();
+  first->embed_reply = [](const EmbeddingRequest&) { return sample_embedding(); };
+  auto recorder = make_caching_client(std::move(first_inner), dir_);
+  expect_same(std::get<EmbeddingResponse>(call(*recorder, request)), sample_embedding());
+  EXPECT_EQ(first->embed_calls, 1);
+  EXPECT_EQ(first->chat_calls, 0);
+  ASSERT_TRUE(fs::is_regular_file(entry_path(request)));
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(entry_path(request)))["response"]["vectors"].size(), 2u);
+
+  // A fresh client over the same directory replays without asking its backend, whoever asks.
+  auto second_inner = std::make_unique<GatedClient>(/*open=*/true);
+  GatedClient* second = second_inner.get();
+  second->embed_reply = [](const EmbeddingRequest& r) {
+    EmbeddingResponse other;
+    other.vectors.assign(r.inputs.size(), std::vector<double>{9.0, 9.0});
+    return other;
+  };
+  auto replayer = make_caching_client(std::move(second_inner), dir_);
+  EmbeddingRequest other_agent = request;
+  other_agent.note.agent = "a2";
+  other_agent.note.seed = 7;
+  other_agent.note.round = 2;
+  expect_same(std::get<EmbeddingResponse>(call(*replayer, other_agent)), sample_embedding());
+  EXPECT_EQ(second->embed_calls, 0);
+
+  // A different input is a miss.
+  EmbeddingRequest changed = request;
+  changed.inputs[1] = "Answer: D";
+  EXPECT_EQ(std::get<EmbeddingResponse>(call(*replayer, changed)).vectors[1],
+            (std::vector<double>{9.0, 9.0}));
+  EXPECT_EQ(second->embed_calls, 1);
+  EXPECT_EQ(files(), 2);
+}
+
+TEST_F(CachingClientTest, CorruptOrForeignEmbeddingEntryIsAMiss) {
+  const EmbeddingRequest request = sample_embedding_request();
+  const std::string key = embedding_cache_key(request);
+  const auto entry_with_vectors = [&key](const std::string& vectors) {
+    return R"({"format": "parley-cache-v1", "key": ")" + key + R"(", "response": {"vectors": )" + vectors +
+           R"(, "usage": {"prompt_tokens": 1, "completion_tokens": 0, "cached_tokens": 0, "estimated": false},
+               "latency_ms": 1.0, "attempts": 1}})";
+  };
+  const std::string one_vector_for_two_inputs = entry_with_vectors("[[1.0]]");
+  const std::string ragged = entry_with_vectors("[[1.0], [2.0, 3.0]]");
+  const std::string not_numbers = entry_with_vectors(R"([[1.0], ["x"]])");
+  // A chat entry recorded under this name is another request's.
+  const std::string chat_entry = R"({"format": "parley-cache-v1", "key": ")" + cache_key(sample_request()) +
+                                 R"(", "response": {"text": "x"}})";
+  for (const std::string& corrupt :
+       {std::string("{not json"), one_vector_for_two_inputs, ragged, not_numbers, chat_entry}) {
+    fs::create_directories(entry_path(request).parent_path());
+    std::ofstream(entry_path(request), std::ios::trunc) << corrupt;
+    auto inner = std::make_unique<GatedClient>(/*open=*/true);
+    GatedClient* counter = inner.get();
+    counter->embed_reply = [](const EmbeddingRequest&) { return sample_embedding(); };
+    auto client = make_caching_client(std::move(inner), dir_);
+    expect_same(std::get<EmbeddingResponse>(call(*client, request)), sample_embedding());
+    expect_same(std::get<EmbeddingResponse>(call(*client, request)), sample_embedding());
+    EXPECT_EQ(counter->embed_calls, 1) << "a miss, then the rewritten entry is a hit: " << corrupt;
+  }
+}
+
+TEST_F(CachingClientTest, ConcurrentIdenticalChatsShareOneInnerCall) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  int samples = 0;
+  gated->chat_reply = [&samples](const ChatRequest&) {
+    ChatResponse response = rich_response();
+    response.text = "sample " + std::to_string(++samples);  // a second call would differ
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
+  Overlapped<ChatResult> run = overlap(*gated, 3, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 1);
+  ASSERT_EQ(run.results.size(), 3u);
+  for (const ChatResult& result : run.results) {
+    EXPECT_EQ(std::get<ChatResponse>(result).text, "sample 1");
+    expect_same(std::get<ChatResponse>(result), std::get<ChatResponse>(run.results[0]));
+  }
+  EXPECT_TRUE(fs::is_regular_file(entry_path(request)));
+  EXPECT_EQ(files(), 1);
+
+  // Once it has finished, the next identical request is a replay, not a join.
+  EXPECT_EQ(std::get<ChatResponse>(call(*client, request)).text, "sample 1");
+  EXPECT_EQ(gated->chat_calls, 1);
+}
+
+TEST_F(CachingClientTest, ConcurrentDifferentChatsAreNotCoalesced) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [](const ChatRequest& r) {
+    ChatResponse response;
+    response.text = "sample index " + std::to_string(r.note.sample);
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  std::vector<ChatRequest> requests = {sample_request(), sample_request()};
+  requests[1].note.sample = 1;  // same prompt, another sample: another call
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) {
+    return client->chat(requests[i]);
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 2u);
+  EXPECT_EQ(gated->chat_calls, 2);
+  EXPECT_EQ(std::get<ChatResponse>(run.results[0]).text, "sample index 0");
+  EXPECT_EQ(std::get<ChatResponse>(run.results[1]).text, "sample index 1");
+  EXPECT_EQ(files(), 2);
+}
+
+TEST_F(CachingClientTest, FailedInFlightCallReachesEveryWaiterAndIsNotRecorded) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [](const ChatRequest&) -> ChatResult {
+    return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 1);
+  for (const ChatResult& result : run.results) {
+    ASSERT_TRUE(std::holds_alternative<CallError>(result));
+    EXPECT_EQ(std::get<CallError>(result).http_status, 503);
+    EXPECT_EQ(std::get<CallError>(result).attempts, 5);
+  }
+  EXPECT_FALSE(fs::exists(entry_path(request)));
+
+  // Nothing was left in flight: asking again is a new inner call.
+  gated->chat_reply = [](const ChatRequest&) -> ChatResult { return rich_response(); };
+  expect_same(std::get<ChatResponse>(call(*client, request)), rich_response());
+  EXPECT_EQ(gated->chat_calls, 2);
+}
+
+TEST_F(CachingClientTest, WaiterAskingAgainAfterASharedFailureStartsANewCall) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [gated](const ChatRequest&) -> ChatResult {
+    if (gated->chat_calls == 1) return CallError{CallErrorKind::kTimeout, 0, "timed out", 1};
+    return rich_response();
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  const ChatRequest request = sample_request();
+  std::optional<ChatResult> waiters_first;
+  // The second caller is resumed with the failure while the first is still finishing its call,
+  // and asks again at once.
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) -> Async<ChatResult> {
+    ChatResult result = co_await client->chat(request);
+    if (i == 0) co_return result;
+    waiters_first = std::move(result);
+    co_return co_await client->chat(request);
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(run.held, 1u);
+  EXPECT_EQ(gated->chat_calls, 2);
+  EXPECT_EQ(std::get<CallError>(run.results[0]).kind, CallErrorKind::kTimeout);
+  ASSERT_TRUE(waiters_first.has_value());
+  EXPECT_EQ(std::get<CallError>(*waiters_first).kind, CallErrorKind::kTimeout);
+  expect_same(std::get<ChatResponse>(run.results[1]), rich_response());
+  EXPECT_TRUE(fs::is_regular_file(entry_path(request)));
+}
+
+TEST_F(CachingClientTest, ConcurrentEmbeddingsCoalesceOnModelAndInputsOnly) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  int samples = 0;
+  gated->embed_reply = [&samples](const EmbeddingRequest& r) {
+    EmbeddingResponse response = sample_embedding();
+    response.vectors.assign(r.inputs.size(), std::vector<double>{0.5, static_cast<double>(++samples)});
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  std::vector<EmbeddingRequest> requests(3, sample_embedding_request());
+  requests[1].note.agent = "a2";  // not part of what is embedded: joins the first call
+  requests[2].inputs.pop_back();  // other texts: a call of its own
+  std::function<Async<EmbeddingResult>(std::size_t)> start = [&](std::size_t i) {
+    return client->embed(requests[i]);
+  };
+  Overlapped<EmbeddingResult> run = overlap(*gated, 3, start);
+  EXPECT_EQ(run.held, 2u);
+  EXPECT_EQ(gated->embed_calls, 2);
+  expect_same(std::get<EmbeddingResponse>(run.results[1]), std::get<EmbeddingResponse>(run.results[0]));
+  EXPECT_EQ(std::get<EmbeddingResponse>(run.results[0]).vectors,
+            (std::vector<std::vector<double>>{{0.5, 1.0}, {0.5, 1.0}}));
+  EXPECT_EQ(std::get<EmbeddingResponse>(run.results[2]).vectors,
+            (std::vector<std::vector<double>>{{0.5, 2.0}}));
+  EXPECT_EQ(files(), 2);
+}
+
+TEST_F(CachingClientTest, EmbedOfAChatOnlyBackendIsUnsupportedAndNotRecorded) {
+  ChatOnlyClient chat_only;
+  const EmbeddingResult direct = call(chat_only, sample_embedding_request());
+  ASSERT_TRUE(std::holds_alternative<CallError>(direct));
+  EXPECT_EQ(std::get<CallError>(direct).kind, CallErrorKind::kUnsupported);
+  EXPECT_EQ(std::get<CallError>(direct).attempts, 1);
+
+  auto client = make_caching_client(std::make_unique<ChatOnlyClient>(), dir_);
+  const EmbeddingResult cached = call(*client, sample_embedding_request());
+  ASSERT_TRUE(std::holds_alternative<CallError>(cached));
+  EXPECT_EQ(std::get<CallError>(cached).kind, CallErrorKind::kUnsupported);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST(EmbeddingCacheKey, CoversModelAndEveryInputAndNothingElse) {
+  const EmbeddingRequest base = sample_embedding_request();
+  const std::string key = embedding_cache_key(base);
+  ASSERT_EQ(key.size(), 32u);
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(embedding_cache_key(sample_embedding_request()), key);
+
+  std::vector<std::function<void(EmbeddingRequest&)>> changes = {
+      [](EmbeddingRequest& r) { r.model = "text-embedding-3-small"; },
+      [](EmbeddingRequest& r) { r.inputs[1] = "Answer: D"; },
+      [](EmbeddingRequest& r) { r.inputs.push_back(""); },
+      [](EmbeddingRequest& r) { r.inputs.pop_back(); },
+      [](EmbeddingRequest& r) { std::swap(r.inputs[0], r.inputs[1]); },
+      [](EmbeddingRequest& r) { r.inputs = {r.inputs[0] + r.inputs[1]}; },
+      // Field boundaries: moving text between two inputs changes the key.
+      [](EmbeddingRequest& r) {
+        r.inputs[0] += "A";
+        r.inputs[1].erase(0, 1);
+      },
+  };
+  std::set<std::string> keys = {key};
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    EmbeddingRequest changed = base;
+    changes[i](changed);
+    EXPECT_NE(embedding_cache_key(changed), key) << "change " << i;
+    keys.insert(embedding_cache_key(changed));
+  }
+  EXPECT_EQ(keys.size(), changes.size() + 1);
+
+  // Who asks, and when, does not change what a text embeds to.
+  EmbeddingRequest same = base;
+  same.note.agent = "a9";
+  same.note.seed = 42;
+  same.note.sample = 3;
+  same.note.round = 2;
+  same.note.protocol = "s2_mad";
+  EXPECT_EQ(embedding_cache_key(same), key);
+
+  // Never the key of a chat request, even one whose single message is the same text.
+  ChatRequest chat;
+  chat.model = base.model;
+  chat.messages = {{"user", base.inputs[0]}};
+  EXPECT_NE(cache_key(chat), embedding_cache_key(EmbeddingRequest{base.model, {base.inputs[0]}, {}}));
 }
 
 }  // namespace

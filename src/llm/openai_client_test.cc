@@ -102,6 +102,15 @@ class Harness {
   }
   ChatResult run_one(LlmClient& client, const ChatRequest& request) { return run(client, {request})[0]; }
 
+  EmbeddingResult embed_one(LlmClient& client, const EmbeddingRequest& request) {
+    std::optional<EmbeddingResult> result;
+    auto one = [&]() -> Async<void> { result = co_await client.embed(request); };
+    loop_.spawn(one());
+    loop_.run();
+    EXPECT_EQ(transport_->in_flight(), 0u);
+    return std::move(*result);
+  }
+
  private:
   EventLoop loop_;
   std::unique_ptr<HttpTransport> transport_;
@@ -122,6 +131,30 @@ CallError failed(const ChatResult& result) {
     return {};
   }
   return std::get<CallError>(result);
+}
+
+EmbeddingResponse ok(const EmbeddingResult& result) {
+  if (const auto* error = std::get_if<CallError>(&result)) {
+    ADD_FAILURE() << call_error_kind_name(error->kind) << ": " << error->message;
+    return {};
+  }
+  return std::get<EmbeddingResponse>(result);
+}
+
+CallError failed(const EmbeddingResult& result) {
+  if (!std::holds_alternative<CallError>(result)) {
+    ADD_FAILURE() << "expected a CallError, got " << std::get<EmbeddingResponse>(result).vectors.size()
+                  << " vectors";
+    return {};
+  }
+  return std::get<CallError>(result);
+}
+
+EmbeddingRequest texts_to_embed() {
+  EmbeddingRequest request;
+  request.model = "fake-embedder";
+  request.inputs = {"Answer: B because 2+2=4", "Answer: C"};
+  return request;
 }
 
 TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
@@ -435,6 +468,87 @@ TEST(OpenAiClient, ThousandsInFlightFromOneThread) {
   EXPECT_EQ(succeeded, kRequests);
   EXPECT_GE(server.peak_pending(), static_cast<std::uint64_t>(kRequests));
   EXPECT_LT(elapsed, std::chrono::seconds(10));
+}
+
+TEST(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {
+  const std::string key = "sk-parley-embed-test-1a2b3c";
+  ::setenv("PARLEY_OPENAI_EMBED_TEST_KEY", key.c_str(), 1);
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(recorder, {embedding_reply({{0.25, -0.5, 1.0}, {3.0, 0.0, -0.125}}, 11)}));
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.base_url += "//";  // trailing slashes are trimmed as for chat
+  options.api_key_env = "PARLEY_OPENAI_EMBED_TEST_KEY";
+  auto client = harness.client(options);
+  ::unsetenv("PARLEY_OPENAI_EMBED_TEST_KEY");
+
+  EmbeddingRequest request = texts_to_embed();
+  const EmbeddingResponse response = ok(harness.embed_one(*client, request));
+  EXPECT_EQ(response.vectors, (std::vector<std::vector<double>>{{0.25, -0.5, 1.0}, {3.0, 0.0, -0.125}}));
+  EXPECT_EQ(response.usage.prompt_tokens, 11);
+  EXPECT_EQ(response.usage.completion_tokens, 0);
+  EXPECT_FALSE(response.usage.estimated);
+  EXPECT_EQ(response.attempts, 1);
+  EXPECT_GT(response.latency_ms, 0.0);
+
+  request.model.clear();  // the endpoint's model then
+  ok(harness.embed_one(*client, request));
+
+  auto requests = recorder->requests();
+  ASSERT_EQ(requests.size(), 2u);
+  for (const auto& seen : requests) {
+    EXPECT_EQ(seen.method, "POST");
+    EXPECT_EQ(seen.path, "/v1/embeddings");
+    EXPECT_EQ(seen.headers.at("content-type"), "application/json");
+    EXPECT_EQ(seen.headers.at("authorization"), "Bearer " + key);
+  }
+  json first = json::parse(requests[0].body);
+  EXPECT_EQ(first, (json{{"model", "fake-embedder"},
+                         {"input", {"Answer: B because 2+2=4", "Answer: C"}},
+                         {"encoding_format", "float"}}));
+  EXPECT_EQ(json::parse(requests[1].body)["model"], "fake-model");
+}
+
+TEST(OpenAiClient, EmbedServerErrorIsRetried) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(recorder, {status_reply(500), embedding_reply({{1.0}, {2.0}})}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const EmbeddingResponse response = ok(harness.embed_one(*client, texts_to_embed()));
+  EXPECT_EQ(response.vectors, (std::vector<std::vector<double>>{{1.0}, {2.0}}));
+  EXPECT_EQ(response.attempts, 2);
+  EXPECT_TRUE(response.usage.estimated);  // ceil(23 / 4) + ceil(9 / 4)
+  EXPECT_EQ(response.usage.prompt_tokens, 9);
+  auto requests = recorder->requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[1].path, "/v1/embeddings");
+  EXPECT_EQ(requests[1].body, requests[0].body);
+}
+
+TEST(OpenAiClient, EmbedClientErrorIsNotRetried) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(recorder, {status_reply(400), embedding_reply({{1.0}, {2.0}})}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const CallError error = failed(harness.embed_one(*client, texts_to_embed()));
+  EXPECT_EQ(error.kind, CallErrorKind::kHttpStatus);
+  EXPECT_EQ(error.http_status, 400);
+  EXPECT_EQ(error.attempts, 1);
+  EXPECT_EQ(error.message, "HTTP 400: fake server: HTTP 400");
+  EXPECT_EQ(server.requests(), 1u);
+}
+
+TEST(OpenAiClient, EmbedReplyOfTheWrongShapeIsABadResponse) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(recorder, {embedding_reply({{1.0}})}));  // one vector for two inputs
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.retry.max_retries = 1;
+  auto client = harness.client(options);
+  const CallError error = failed(harness.embed_one(*client, texts_to_embed()));
+  EXPECT_EQ(error.kind, CallErrorKind::kBadResponse);
+  EXPECT_EQ(error.message, "response has 1 embeddings for 2 inputs");
+  EXPECT_EQ(error.attempts, 2);  // transient, as for chat
 }
 
 }  // namespace

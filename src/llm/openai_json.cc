@@ -60,6 +60,27 @@ bool fill_usage(const json& body, Usage& usage) {
   return true;
 }
 
+// The body as a JSON object, or why it is not one.
+std::variant<json, BadResponse> parse_object(std::string_view body) {
+  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return BadResponse{"invalid JSON in response: " + error_summary(body, 80)};
+  if (!parsed.is_object()) return BadResponse{"response is not a JSON object"};
+  return parsed;
+}
+
+// One embedding's values; nullopt unless it is an array of finite numbers (the parser refuses
+// overflowing literals today; the check keeps the promise should that change).
+std::optional<std::vector<double>> finite_numbers(const json* values) {
+  if (values == nullptr || !values->is_array()) return std::nullopt;
+  std::vector<double> out;
+  out.reserve(values->size());
+  for (const json& value : *values) {
+    if (!value.is_number() || !std::isfinite(value.get<double>())) return std::nullopt;
+    out.push_back(value.get<double>());
+  }
+  return out;
+}
+
 std::optional<LogprobStats> logprob_stats(const json& choice) {
   const json* logprobs = member(choice, "logprobs");
   if (logprobs == nullptr) return std::nullopt;
@@ -94,9 +115,9 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
 
 std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body,
                                                             const std::vector<ChatMessage>& prompt) {
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return BadResponse{"invalid JSON in response: " + error_summary(body, 80)};
-  if (!parsed.is_object()) return BadResponse{"response is not a JSON object"};
+  auto object = parse_object(body);
+  if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
+  const json& parsed = std::get<json>(object);
   const json* choices = member(parsed, "choices");
   if (choices == nullptr || !choices->is_array() || choices->empty())
     return BadResponse{"response has no choices"};
@@ -119,6 +140,66 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
     response.usage.estimated = true;
   }
   response.logprobs = logprob_stats(choice);
+  return response;
+}
+
+std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs) {
+  json body = {{"model", model}, {"input", inputs}, {"encoding_format", "float"}};
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);  // texts may hold bad UTF-8
+}
+
+std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
+    std::string_view body, const std::vector<std::string>& inputs) {
+  auto object = parse_object(body);
+  if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
+  const json& parsed = std::get<json>(object);
+  const json* data = member(parsed, "data");
+  if (data == nullptr || !data->is_array()) return BadResponse{"response has no data array"};
+  const std::size_t count = inputs.size();
+  if (data->size() != count) {
+    return BadResponse{"response has " + std::to_string(data->size()) + " embeddings for " +
+                       std::to_string(count) + " inputs"};
+  }
+
+  EmbeddingResponse response;
+  response.vectors.resize(count);
+  std::vector<bool> placed(count, false);
+  for (std::size_t position = 0; position < count; ++position) {
+    const json& item = (*data)[position];
+    std::size_t index = position;
+    if (const json* given = member(item, "index")) {
+      if (!given->is_number_unsigned()) return BadResponse{"embedding index is not a non-negative integer"};
+      const auto value = given->get<std::uint64_t>();
+      if (value >= count) {
+        return BadResponse{"embedding index " + std::to_string(value) + " is out of range for " +
+                           std::to_string(count) + " inputs"};
+      }
+      index = static_cast<std::size_t>(value);
+    }
+    if (placed[index]) return BadResponse{"embedding index " + std::to_string(index) + " appears twice"};
+    placed[index] = true;
+    auto values = finite_numbers(member(item, "embedding"));
+    if (!values)
+      return BadResponse{"embedding " + std::to_string(index) + " is not an array of finite numbers"};
+    if (values->empty()) return BadResponse{"embedding " + std::to_string(index) + " is empty"};
+    response.vectors[index] = std::move(*values);
+  }
+  // count entries, each index in range and none twice: every input has its vector.
+  for (std::size_t index = 1; index < count; ++index) {
+    if (response.vectors[index].size() != response.vectors[0].size()) {
+      return BadResponse{"embedding " + std::to_string(index) + " has " +
+                         std::to_string(response.vectors[index].size()) + " values, embedding 0 has " +
+                         std::to_string(response.vectors[0].size())};
+    }
+  }
+
+  const json* usage = member(parsed, "usage");
+  if (auto prompt = usage != nullptr ? integer_member(*usage, "prompt_tokens") : std::nullopt) {
+    response.usage.prompt_tokens = *prompt;
+  } else {
+    for (const auto& input : inputs) response.usage.prompt_tokens += estimate_tokens(input);
+    response.usage.estimated = true;
+  }
   return response;
 }
 

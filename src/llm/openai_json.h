@@ -1,6 +1,7 @@
 #pragma once
-// The JSON edge of the OpenAI-compatible client: request bodies out, chat completions and error
-// bodies in. Pure functions over strings and native types, so each can be tested without HTTP.
+// The JSON edge of the OpenAI-compatible client: request bodies out, chat completions, embeddings
+// and error bodies in. Pure functions over strings and native types, so each can be tested
+// without HTTP.
 
 #include <string>
 #include <string_view>
@@ -26,6 +27,17 @@ struct BadResponse {
 // latency_ms and attempts are left for the caller.
 std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body,
                                                             const std::vector<ChatMessage>& prompt);
+
+// {"model", "input": [texts], "encoding_format": "float"}.
+std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs);
+
+// Parses an /embeddings reply: data[].embedding, placed by data[].index (its array position when
+// the index is missing). Anything but one finite vector per input, each index 0..n-1 once and
+// all of one non-zero length is a BadResponse. usage.prompt_tokens when the body has it,
+// otherwise estimated from `inputs` (usage.estimated); latency_ms and attempts are left for the
+// caller.
+std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::string_view body,
+                                                                      const std::vector<std::string>& inputs);
 
 // A short, single-line description of an error body: error.message (or a similar field) when
 // the body is JSON, otherwise the body itself; at most max_bytes bytes (cut on a UTF-8 boundary).

@@ -120,8 +120,128 @@ TEST(ParseChatResponse, RejectsUnusableBodies) {
   EXPECT_NE(parse_bad("").find("invalid JSON"), std::string::npos);
 }
 
+// 5, 10 and 18 bytes.
+const std::vector<std::string> kThreeTexts = {"alpha", "beta gamma", "delta epsilon zeta"};
+
+EmbeddingResponse parse_embedding_ok(const std::string& body,
+                                     const std::vector<std::string>& inputs = kThreeTexts) {
+  auto parsed = parse_embedding_response(body, inputs);
+  if (auto* bad = std::get_if<BadResponse>(&parsed)) ADD_FAILURE() << bad->message;
+  return std::holds_alternative<EmbeddingResponse>(parsed) ? std::get<EmbeddingResponse>(parsed)
+                                                           : EmbeddingResponse{};
+}
+
+std::string parse_embedding_bad(const std::string& body) {
+  auto parsed = parse_embedding_response(body, kThreeTexts);
+  EXPECT_TRUE(std::holds_alternative<BadResponse>(parsed)) << body;
+  return std::holds_alternative<BadResponse>(parsed) ? std::get<BadResponse>(parsed).message : "";
+}
+
+TEST(EmbeddingRequestBody, HasTheOpenAiShape) {
+  json body = json::parse(embedding_request_body("bge-m3", {"first text", "second \"quoted\"\n"}));
+  EXPECT_EQ(body["model"], "bge-m3");
+  EXPECT_EQ(body["input"], (json{"first text", "second \"quoted\"\n"}));
+  EXPECT_EQ(body["encoding_format"], "float");
+  EXPECT_EQ(body.size(), 3u);
+  // One text is still sent as an array, so the reply always has one entry per input.
+  EXPECT_EQ(json::parse(embedding_request_body("m", {"solo"}))["input"], (json{"solo"}));
+}
+
+TEST(ParseEmbeddingResponse, PlacesVectorsByIndex) {
+  const std::string body = R"({"object": "list", "model": "bge-m3",
+    "data": [{"object": "embedding", "index": 2, "embedding": [0.5, -1.25]},
+             {"object": "embedding", "index": 0, "embedding": [1, 0]},
+             {"object": "embedding", "index": 1, "embedding": [0.1, 3e-5]}],
+    "usage": {"prompt_tokens": 9, "total_tokens": 9}})";
+  EmbeddingResponse response = parse_embedding_ok(body);
+  ASSERT_EQ(response.vectors.size(), 3u);
+  EXPECT_EQ(response.vectors[0], (std::vector<double>{1.0, 0.0}));
+  EXPECT_EQ(response.vectors[1], (std::vector<double>{0.1, 3e-5}));
+  EXPECT_EQ(response.vectors[2], (std::vector<double>{0.5, -1.25}));
+  EXPECT_EQ(response.usage.prompt_tokens, 9);
+  EXPECT_EQ(response.usage.completion_tokens, 0);
+  EXPECT_FALSE(response.usage.estimated);
+}
+
+TEST(ParseEmbeddingResponse, MissingIndexIsThePosition) {
+  EmbeddingResponse response = parse_embedding_ok(
+      R"({"data": [{"embedding": [1, 2]}, {"embedding": [3, 4]}, {"index": 2, "embedding": [5, 6]}],
+          "usage": {"prompt_tokens": 7}})");
+  ASSERT_EQ(response.vectors.size(), 3u);
+  EXPECT_EQ(response.vectors[0], (std::vector<double>{1, 2}));
+  EXPECT_EQ(response.vectors[1], (std::vector<double>{3, 4}));
+  EXPECT_EQ(response.vectors[2], (std::vector<double>{5, 6}));
+}
+
+TEST(ParseEmbeddingResponse, MissingUsageIsEstimated) {
+  // ceil(5 / 4) + ceil(10 / 4) + ceil(18 / 4) = 2 + 3 + 5; no framing for embeddings.
+  for (const char* usage : {"", R"(, "usage": null)", R"(, "usage": {"total_tokens": 4})"}) {
+    EmbeddingResponse response = parse_embedding_ok(
+        std::string(R"({"data": [{"embedding": [1]}, {"embedding": [2]}, {"embedding": [3]}])") + usage +
+        "}");
+    EXPECT_TRUE(response.usage.estimated) << usage;
+    EXPECT_EQ(response.usage.prompt_tokens, 10) << usage;
+    EXPECT_EQ(response.usage.completion_tokens, 0);
+  }
+}
+
+TEST(ParseEmbeddingResponse, RejectsAnythingButOneVectorPerInput) {
+  EXPECT_NE(parse_embedding_bad(R"({"data": [ not JSON)").find("invalid JSON"), std::string::npos);
+  EXPECT_EQ(parse_embedding_bad(R"([])"), "response is not a JSON object");
+  EXPECT_EQ(parse_embedding_bad(R"({"object": "list"})"), "response has no data array");
+  EXPECT_EQ(parse_embedding_bad(R"({"data": {"embedding": [1]}})"), "response has no data array");
+  EXPECT_EQ(parse_embedding_bad(R"({"data": [{"embedding": [1]}, {"embedding": [2]}]})"),
+            "response has 2 embeddings for 3 inputs");
+  EXPECT_EQ(
+      parse_embedding_bad(
+          R"({"data": [{"embedding": [1]}, {"embedding": [2]}, {"embedding": [3]}, {"embedding": [4]}]})"),
+      "response has 4 embeddings for 3 inputs");
+  EXPECT_EQ(parse_embedding_bad(
+                R"({"data": [{"index": 0, "embedding": [1]}, {"index": 2, "embedding": [2]},
+                             {"index": 0, "embedding": [3]}]})"),
+            "embedding index 0 appears twice");
+  // A missing index takes the array position, which an explicit index may already hold.
+  EXPECT_EQ(parse_embedding_bad(
+                R"({"data": [{"index": 1, "embedding": [1]}, {"embedding": [2]}, {"embedding": [3]}]})"),
+            "embedding index 1 appears twice");
+  EXPECT_EQ(parse_embedding_bad(
+                R"({"data": [{"index": 0, "embedding": [1]}, {"index": 1, "embedding": [2]},
+                             {"index": 3, "embedding": [3]}]})"),
+            "embedding index 3 is out of range for 3 inputs");
+  for (const char* index : {"-1", "1.5", "\"1\""}) {
+    EXPECT_EQ(parse_embedding_bad(std::string(R"({"data": [{"embedding": [1]}, {"index": )") + index +
+                                  R"(, "embedding": [2]}, {"embedding": [3]}]})"),
+              "embedding index is not a non-negative integer")
+        << index;
+  }
+  EXPECT_EQ(
+      parse_embedding_bad(R"({"data": [{"embedding": [1, 2]}, {"embedding": [3, 4]}, {"embedding": [5]}]})"),
+      "embedding 2 has 1 values, embedding 0 has 2");
+  EXPECT_EQ(parse_embedding_bad(
+                R"({"data": [{"embedding": [1, "2"]}, {"embedding": [3, 4]}, {"embedding": [5, 6]}]})"),
+            "embedding 0 is not an array of finite numbers");
+  EXPECT_EQ(parse_embedding_bad(
+                R"({"data": [{"embedding": [1, 2]}, {"embedding": [3, null]}, {"embedding": [5, 6]}]})"),
+            "embedding 1 is not an array of finite numbers");
+  // base64 is what a server sends when encoding_format was ignored.
+  EXPECT_EQ(
+      parse_embedding_bad(R"({"data": [{"embedding": "AAAA"}, {"embedding": [3]}, {"embedding": [5]}]})"),
+      "embedding 0 is not an array of finite numbers");
+  EXPECT_EQ(
+      parse_embedding_bad(R"({"data": [{"object": "embedding"}, {"embedding": [3]}, {"embedding": [5]}]})"),
+      "embedding 0 is not an array of finite numbers");
+  // JSON has no infinities; an overflowing literal is refused by the parser already.
+  EXPECT_NE(
+      parse_embedding_bad(R"({"data": [{"embedding": [1]}, {"embedding": [1e999]}, {"embedding": [5]}]})")
+          .find("invalid JSON"),
+      std::string::npos);
+  EXPECT_EQ(parse_embedding_bad(R"({"data": [{"embedding": []}, {"embedding": []}, {"embedding": []}]})"),
+            "embedding 0 is empty");
+}
+
 TEST(ErrorSummary, PicksTheServersMessage) {
-  EXPECT_EQ(error_summary(R"({"error": {"message": "model overloaded", "type": "server_error"}})"), "model overloaded");
+  EXPECT_EQ(error_summary(R"({"error": {"message": "model overloaded", "type": "server_error"}})"),
+            "model overloaded");
   EXPECT_EQ(error_summary(R"({"error": "bad key"})"), "bad key");
   EXPECT_EQ(error_summary(R"({"object": "error", "message": "vllm says no"})"), "vllm says no");
   EXPECT_EQ(error_summary(R"({"detail": "Not Found"})"), "Not Found");

@@ -26,6 +26,20 @@ TEST(RetryPolicy, NeverRetriesOtherClientErrorsOrCancellation) {
   EXPECT_FALSE(policy.should_retry(error_of(CallErrorKind::kCancelled), 1));
 }
 
+TEST(RetryPolicy, NeverRetriesAnUnsupportedOperation) {
+  RetryPolicy policy;
+  EXPECT_FALSE(policy.should_retry(error_of(CallErrorKind::kUnsupported), 1));
+}
+
+TEST(CallErrorKindName, NamesEveryKind) {
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kTimeout), "timeout");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kHttpStatus), "http_status");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kConnection), "connection");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kBadResponse), "bad_response");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kCancelled), "cancelled");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kUnsupported), "unsupported");
+}
+
 TEST(RetryPolicy, StopsAfterMaxRetries) {
   RetryPolicy policy;
   policy.max_retries = 4;  // five attempts in all

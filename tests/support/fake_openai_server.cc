@@ -41,6 +41,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kListenerTag = UINT64_MAX;
 constexpr std::uint64_t kWakeTag = UINT64_MAX - 1;
 constexpr std::string_view kChatPath = "/v1/chat/completions";
+constexpr std::string_view kEmbeddingsPath = "/v1/embeddings";
 // How long a connection we closed for writing waits for the peer's FIN before we drop it.
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
 // After EMFILE, retry accept later instead of spinning on the level-triggered listener.
@@ -424,7 +425,7 @@ void FakeOpenAiServer::Impl::handle_requests(Connection& connection) {
 FakeResponse FakeOpenAiServer::Impl::route(const FakeRequest& request) {
   std::string_view path = request.path;
   path = path.substr(0, path.find('?'));
-  if (request.method != "POST" || path != kChatPath) {
+  if (request.method != "POST" || (path != kChatPath && path != kEmbeddingsPath)) {
     return json_error(404, "fake server: no route for " + request.method + " " + request.path);
   }
   try {

@@ -2,7 +2,8 @@
 // FakeOpenAiServer: a scripted OpenAI-compatible HTTP/1.1 server on 127.0.0.1 for tests and
 // benchmarks of the HTTP client. One epoll loop on its own thread serves every connection, so
 // it holds 10,000+ open keep-alive connections with delayed replies (delays are timers in the
-// loop, not sleeping threads). A Handler decides each reply; helpers below build the usual ones.
+// loop, not sleeping threads). A Handler decides each reply to POST /v1/chat/completions and
+// POST /v1/embeddings (other routes get a 404); helpers below build the usual ones.
 
 #include <cstdint>
 #include <functional>
@@ -69,6 +70,10 @@ struct CompletionSpec {
 };
 std::string completion_body(const CompletionSpec& spec);
 FakeResponse ok_reply(const CompletionSpec& spec);
+// A successful /embeddings reply: data[i] = {"index": i, "embedding": vectors[i]}; usage only
+// when prompt_tokens is given.
+FakeResponse embedding_reply(const std::vector<std::vector<double>>& vectors,
+                             std::optional<std::int64_t> prompt_tokens = std::nullopt);
 // An OpenAI-style {"error": {...}} body; a Retry-After header (seconds) when given.
 FakeResponse status_reply(int status, std::optional<int> retry_after_s = std::nullopt);
 FakeResponse invalid_json_reply();   // 200 with a body that is not JSON

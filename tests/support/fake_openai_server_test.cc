@@ -421,6 +421,8 @@ TEST(FakeOpenAiServer, OtherPathsGet404) {
   EXPECT_TRUE(has_header_line(post, "Content-Type: application/json"));
   CurlReply chat = curl.request(chat_url(server) + "?x=1", chat_body("q"));
   EXPECT_EQ(chat.status, 200);
+  CurlReply embeddings = curl.request(server.base_url() + "/embeddings", R"({"input": ["q"]})");
+  EXPECT_EQ(embeddings.status, 200) << "embeddings reach the handler";
   EXPECT_EQ(server.connections_accepted(), 1u);  // a 404 keeps the connection alive
 }
 

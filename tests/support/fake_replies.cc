@@ -127,6 +127,18 @@ FakeResponse ok_reply(const CompletionSpec& spec) {
   return response;
 }
 
+FakeResponse embedding_reply(const std::vector<std::vector<double>>& vectors,
+                             std::optional<std::int64_t> prompt_tokens) {
+  json data = json::array();
+  for (std::size_t i = 0; i < vectors.size(); ++i)
+    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", vectors[i]}});
+  json body = {{"object", "list"}, {"model", "fake-embedder"}, {"data", std::move(data)}};
+  if (prompt_tokens) body["usage"] = {{"prompt_tokens", *prompt_tokens}, {"total_tokens", *prompt_tokens}};
+  FakeResponse response;
+  response.body = dump(body);
+  return response;
+}
+
 FakeResponse status_reply(int status, std::optional<int> retry_after_s) {
   FakeResponse response = error_reply(status, "fake server: HTTP " + std::to_string(status));
   if (retry_after_s) response.headers.emplace_back("Retry-After", std::to_string(*retry_after_s));

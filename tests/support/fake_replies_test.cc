@@ -132,6 +132,11 @@ TEST(ReplyBuilders, ShapesOfTheCannedReplies) {
   EXPECT_FALSE(body.contains("usage"));
   EXPECT_EQ(body["choices"][0]["finish_reason"], "length");
   EXPECT_TRUE(body["choices"][0]["logprobs"].is_null());
+
+  json embeddings = json::parse(embedding_reply({{0.5, -1.0}, {2.0, 0.25}}, 6).body);
+  EXPECT_EQ(embeddings["data"][1], (json{{"object", "embedding"}, {"index", 1}, {"embedding", {2.0, 0.25}}}));
+  EXPECT_EQ(embeddings["usage"]["prompt_tokens"], 6);
+  EXPECT_FALSE(json::parse(embedding_reply({{1.0}}).body).contains("usage"));
 }
 
 std::string fault_name(const FakeResponse& response, const FaultPlan& plan) {

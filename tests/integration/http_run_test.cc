@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -145,6 +146,85 @@ TEST(HttpRun, CacheReplaysARunWithoutTheServer) {
     return summary;
   };
   EXPECT_EQ(summary_without_latency("first"), summary_without_latency("second"));
+}
+
+TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
+  // Every chat reply is different (it carries the arrival index), and replies take 20 ms, so
+  // the four protocols' identical first requests are in flight together: only the cache's
+  // sharing of in-flight requests can give them one reply (SVR-MAD §5's shared pre-debate
+  // responses; without --cache all 30 first requests get different replies). s2_mad embeds the
+  // replies through the same server's /embeddings.
+  std::mutex mutex;
+  std::vector<std::string> embedding_models;
+  FakeOpenAiServer server([&](const FakeRequest& request) {
+    if (request.path == "/v1/embeddings") {
+      const Json body = Json::parse(request.body);
+      std::vector<std::vector<double>> vectors;
+      for (const auto& text : body["input"]) vectors.push_back({1.0, static_cast<double>(text.get<std::string>().size() % 5)});
+      std::lock_guard lock(mutex);
+      embedding_models.push_back(body["model"]);
+      return embedding_reply(vectors, 7);
+    }
+    CompletionSpec spec;
+    spec.content = "Reply number " + std::to_string(request.index) + ".\nAnswer: " +
+                   std::string(1, "ABCD"[request.index % 4]) + "\nConfidence: 70%";
+    spec.token_logprobs = {-0.1 * static_cast<double>(request.index % 5 + 1), -0.05};
+    FakeResponse response = ok_reply(spec);
+    response.delay_ms = 20;
+    return response;
+  });
+  const auto dir = scratch_dir("http-shared");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml",
+             "models:\n"
+             "  - {name: local, backend: openai, base_url: \"" + server.base_url() + "\", model: fake}\n"
+             "  - {name: emb, backend: openai, base_url: \"" + server.base_url() + "\", model: fake-embed}\n"
+             "agents:\n"
+             "  - {name: a1, model: local, logprobs: true}\n"
+             "  - {name: a2, model: local, logprobs: true}\n"
+             "  - {name: a3, model: local, logprobs: true}\n"
+             "dataset: {path: tasks.jsonl}\n"
+             "protocols:\n"
+             "  - {name: self_consistency, samples: 3, one_per_agent: true}\n"
+             "  - {name: debate, agents: 3, rounds: 1}\n"
+             "  - {name: s2_mad, agents: 3, rounds: 1, consensus: 0, embeddings: emb}\n"
+             "  - {name: svr_mad, agents: 3}\n"
+             "concurrency: 64\n");
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--cache", "cache", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  std::map<std::string, std::set<std::string>> first_replies;  // task/agent -> round-0 texts
+  std::map<std::string, int> protocols_seen;
+  int embedding_calls = 0;
+  for (const auto& t : read_transcripts(dir / "out")) {
+    ASSERT_EQ(t["status"], "completed") << t["status_reason"];
+    for (const auto& m : t["messages"]) {
+      if (m["round"] == 0 && m["role"] == "answer") {
+        const std::string key = t["task_id"].get<std::string>() + "/" + m["agent"].get<std::string>();
+        first_replies[key].insert(m["text"].get<std::string>());
+        ++protocols_seen[key];
+      }
+      if (m["role"] == "embedding") {
+        ++embedding_calls;
+        EXPECT_EQ(m["agent"], "emb");
+        EXPECT_EQ(m["prompt_tokens"], 7);
+        EXPECT_FALSE(m.contains("error"));
+      }
+    }
+    if (t["protocol"] == "s2_mad") {
+      bool similarity = false;
+      for (const auto& e : t["events"]) similarity |= e["kind"] == "similarity";
+      EXPECT_TRUE(similarity) << t["task_id"];
+    }
+  }
+  ASSERT_EQ(first_replies.size(), 3u * kTasks);
+  for (const auto& [key, texts] : first_replies) {
+    EXPECT_EQ(protocols_seen[key], 4) << key;
+    EXPECT_EQ(texts.size(), 1u) << key << ": the protocols got different pre-debate replies";
+  }
+  EXPECT_EQ(embedding_calls, kTasks);  // one per s2_mad debate: one round
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(embedding_models, std::vector<std::string>(kTasks, "fake-embed"));
 }
 
 TEST(HttpRun, ApiKeyIsSentButNeverWritten) {

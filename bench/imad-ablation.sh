@@ -3,19 +3,13 @@
 # terms, BCE and MSE, and FocusCal with ECE replaced by BCE or MSE; validation AUC, ECE, debate
 # rate and beneficial-decision rate, median over seeds. SIMULATED numbers (examples/imad-train.yaml).
 # Usage: bench/imad-ablation.sh [SEEDS] [RUN_DIR]   (RUN_DIR: an existing imad-train run to reuse)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/simulated-experiment.sh"
 SEEDS=${1:-3}
-PARLEY=build/src/cli/parley
-[[ -x $PARLEY ]] || scripts/build.sh >/dev/null
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 RUN=${2:-}
 if [[ -z $RUN ]]; then
   RUN=$WORK/run
   "$PARLEY" run examples/imad-train.yaml --out "$RUN" --quiet
 fi
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" >&2
 elapsed() { python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$1" "$(date +%s.%N)"; }
 start=$(date +%s.%N)
 "$PARLEY" train-trigger "$RUN" --out "$WORK/m.json" --epochs 1 --examples-out "$WORK/examples.jsonl" --quiet

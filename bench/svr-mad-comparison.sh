@@ -5,13 +5,8 @@
 # accuracy per question over all units and over the units whose pre-debate answers were not
 # unanimous (the paper's evaluation set, §5). SIMULATED numbers.
 # Usage: bench/svr-mad-comparison.sh [SEEDS]   (default 5: seeds 1..5)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/simulated-experiment.sh"
 SEEDS=${1:-5}
-PARLEY=build/src/cli/parley
-[[ -x $PARLEY ]] || scripts/build.sh >/dev/null
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 seeds="[$(seq -s, 1 "$SEEDS")]"
 
 # The example's protocols, then the ablation (App. B) and SID-ET debating every unit (for tuning).
@@ -24,7 +19,6 @@ cat >>"$WORK/exp.yaml" <<YAML
 seeds: $seeds
 YAML
 sed -i "s|path: examples/|path: $PWD/examples/|" "$WORK/exp.yaml"
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" >&2
 start=$(date +%s.%N)
 "$PARLEY" run "$WORK/exp.yaml" --out "$WORK/run" --quiet
 echo "# run: $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$start" "$(date +%s.%N)") s" >&2
@@ -58,6 +52,40 @@ def line(name, ts):
     tok = sum(t["prompt_tokens"] + t["completion_tokens"] for t in ts) / n
     ncomm = sum(t["metrics"].get("ncomm", 0) for t in ts) / n
     return f"{ncomm:6.1f} {tok:8.0f} {acc:6.3f} {n:5d}"
+# The claims docs/protocols.md makes besides the table: every protocol's round-0 reply of an
+# agent is the same text; S2-MAD's embedding variant's cosines and embedding tokens.
+def round_zero(t):  # agent -> (text, answer) of its last round-0 call (a re-ask replaces the reply)
+    replies = {}
+    for m in t["messages"]:
+        if m["round"] == 0 and m["role"] in ("answer", "reask"):
+            replies[m["agent"]] = (m["text"], m.get("answer"))
+    return replies
+texts = collections.defaultdict(set)
+for name, ts in rows.items():
+    if name == "sid_et_tuned":
+        continue
+    for t in ts:
+        for agent, (text, _) in round_zero(t).items():
+            texts[(t["task_id"], t["seed"], agent)].add(text)
+differing = sum(len(v) > 1 for v in texts.values())
+print(f"round-0 replies (unit, agent): {len(texts)}, differing between protocols: {differing}")
+same, different, tokens, calls = [], [], 0, 0
+for t in rows.get("s2_mad_embed", []):
+    answers = [answer for _, (_, answer) in sorted(round_zero(t).items())]  # seat order: a1..a6
+    tokens += sum(m["prompt_tokens"] for m in t["messages"] if m["role"] == "embedding")
+    calls += sum(m["role"] == "embedding" for m in t["messages"])
+    for e in t["events"]:
+        if e["kind"] == "similarity" and e["round"] == 1:
+            cos = json.loads(e["detail"])["cosine"]
+            for i in range(len(answers)):
+                for j in range(i + 1, len(answers)):
+                    if answers[i] is not None and answers[j] is not None:
+                        (same if answers[i] == answers[j] else different).append(cos[i][j])
+if same:
+    import statistics
+    print(f"s2_mad_embed before round 1: median cosine {statistics.median(same):.2f} for same-answer pairs "
+          f"({sum(c < 0.9 for c in same) / len(same):.0%} below 0.9), {statistics.median(different):.2f} for different; "
+          f"{tokens / calls:.0f} embedding tokens per call, {tokens / len(rows['s2_mad_embed']):.0f} per question")
 print(f"{'protocol':<22} {'all units: NComm':>16} {'tokens':>8} {'acc':>6} {'n':>5} | {'not unanimous: NComm':>20} {'tokens':>8} {'acc':>6} {'n':>5}   (SIMULATED)")
 for name, ts in rows.items():
     hard = [t for t in ts if (t["task_id"], t["seed"]) not in unanimous]

@@ -203,6 +203,10 @@ class Debate {
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   void remember(const std::string& agent, const Answer& answer);
+  // A call that failed after its retries: its budget reservation returned, `record` stored in
+  // `slot` with the error, and the debate ended with "<what> failed after N attempt(s): ...".
+  [[noreturn]] void fail_call(std::size_t slot, MessageRecord record, const CallError& error,
+                              std::int64_t reservation, const std::string& what);
 
   DebateSetup setup_;
   std::unique_ptr<Rng> rng_;

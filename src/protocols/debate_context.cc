@@ -81,6 +81,16 @@ void Debate::remember(const std::string& agent_name, const Answer& answer) {
   latest_.emplace_back(agent_name, answer);
 }
 
+void Debate::fail_call(std::size_t slot, MessageRecord record, const CallError& error, std::int64_t reservation,
+                       const std::string& what) {
+  if (budget_remaining_) *budget_remaining_ += reservation;
+  record.attempts = error.attempts;
+  record.error = fmt::format("{}: {}", call_error_kind_name(error.kind), error.message);
+  const std::string reason = fmt::format("{} failed after {} attempt(s): {}", what, error.attempts, *record.error);
+  transcript_.messages[slot] = std::move(record);
+  throw DebateHalt{DebateStatus::kFailed, reason};
+}
+
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
                                  const TurnInfo& info, const std::string& turn, bool parse) {
   ChatRequest request;
@@ -132,13 +142,8 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.role = turn;
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
   if (auto* error = std::get_if<CallError>(&result)) {
-    if (budget_remaining_) *budget_remaining_ += reservation;
-    record.attempts = error->attempts;
-    record.error = fmt::format("{}: {}", call_error_kind_name(error->kind), error->message);
-    transcript_.messages[slot] = record;
-    throw DebateHalt{DebateStatus::kFailed,
-                     fmt::format("{}'s {} call in round {} failed after {} attempt(s): {}", agent.name, turn,
-                                 info.round, error->attempts, *record.error)};
+    fail_call(slot, std::move(record), *error, reservation,
+              fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
   }
   auto& response = std::get<ChatResponse>(result);
   if (budget_remaining_) {
@@ -199,12 +204,8 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.role = "embedding";
   record.text = fmt::format("embedded {} text(s): {}", inputs, about);
   if (auto* error = std::get_if<CallError>(&result)) {
-    if (budget_remaining_) *budget_remaining_ += reservation;
-    record.attempts = error->attempts;
-    record.error = fmt::format("{}: {}", call_error_kind_name(error->kind), error->message);
-    transcript_.messages[slot] = record;
-    throw DebateHalt{DebateStatus::kFailed, fmt::format("embedding call ({}) in round {} failed after {} attempt(s): {}",
-                                                        about, round, error->attempts, *record.error)};
+    fail_call(slot, std::move(record), *error, reservation,
+              fmt::format("embedding call ({}) in round {}", about, round));
   }
   auto& response = std::get<EmbeddingResponse>(result);
   if (budget_remaining_) *budget_remaining_ += reservation - response.usage.prompt_tokens;

@@ -9,6 +9,8 @@
 // reaches `similarity_threshold` are the same viewpoint. Rounds as in SVR-MAD's MAD setting (§5:
 // 6 agents, at most two rounds, stop after round one when at least five agree); majority vote at
 // the end. Choices: docs/protocols.md.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 

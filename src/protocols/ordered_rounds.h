@@ -25,7 +25,8 @@ struct RoundHistory {
   std::vector<std::vector<std::optional<Turn>>> turns;
   // The order agents spoke in, per round (silenced agents left out).
   std::vector<std::vector<std::size_t>> spoke;
-  // Per-agent quality score a scheduler keeps between rounds (RA-CR's judge scores).
+  // Per-agent quality score a scheduler sets (RA-CR: the judge's score of the agent's output in
+  // the previous round, nullopt when it has none).
   std::vector<std::optional<double>> quality;
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "protocol_harness.h"
@@ -172,6 +173,30 @@ TEST(RankAdaptiveCrossRound, JudgeScoresThePreviousRoundAndTheLowestIsSilenced) 
     }
   }
   EXPECT_EQ(t.final_answer, "B");  // a1, a2 say B in round 1; a3 keeps C
+}
+
+TEST(RankAdaptiveCrossRound, AnAgentSilencedLastRoundHasNoScoreAndIsNotSilencedAgainOnAnOldOne) {
+  // Round 0: a1 A (0.5), a2 B (1), a3 C (0) → a3 silenced in round 1. Round 1: a1 and a2 say B
+  // (1 each), a3 wrote nothing: it is unranked in round 2 and speaks; one of a1, a2 (tied,
+  // the one sampled later) is silenced instead.
+  Harness h(ranking_judge, 3, 1);
+  const Transcript t = h.run("ra_cr", {{"rank_bias", 50.0}, {"rounds", std::int64_t{3}}});
+  std::map<int, std::set<std::string>> speakers;
+  for (const auto& m : t.messages)
+    if (m.role.rfind("judge", 0) != 0) speakers[m.round].insert(m.agent);
+  EXPECT_EQ(speakers[1], (std::set<std::string>{"a1", "a2"}));
+  ASSERT_EQ(speakers[2].size(), 2u);
+  EXPECT_TRUE(speakers[2].count("a3"));
+  std::vector<std::string> rankings, silenced;
+  for (const auto& e : t.events) {
+    if (e.kind == "ranking") rankings.push_back(e.detail);
+    if (e.kind == "silenced") silenced.push_back(e.detail);
+  }
+  ASSERT_EQ(rankings.size(), 2u);
+  EXPECT_EQ(rankings[1], R"({"a1":1,"a2":1,"a3":null})");
+  ASSERT_EQ(silenced.size(), 2u);
+  EXPECT_EQ(silenced[0], "a3");
+  EXPECT_NE(silenced[1], "a3");
 }
 
 TEST(RankAdaptiveCrossRound, SilencingCanBeTurnedOff) {

@@ -29,8 +29,10 @@ class RankAdaptiveCrossRound final : public OrderedRounds {
     // Alg. II line 3: the first round is a random permutation.
     if (round == 0) co_return RoundPlan{shuffled_order(debate.rng(), n), {}};
 
-    // Lines 5 and 10: score round r − 1 and keep the scores (an agent silenced then keeps its
-    // earlier score).
+    // Lines 5 and 10: score the responses of round r − 1. An agent silenced in r − 1 has no
+    // response there, so it has no score this round: an older score would rank it on text it
+    // wrote before, and would silence it again and again without its ever being judged anew.
+    std::fill(history.quality.begin(), history.quality.end(), std::nullopt);
     std::vector<JudgedResponse> responses;
     for (std::size_t i : history.spoke[round - 1])
       responses.push_back(JudgedResponse{history.agents[i].name, history.turns[round - 1][i]->text});
@@ -61,18 +63,17 @@ class RankAdaptiveCrossRound final : public OrderedRounds {
       remaining.erase(remaining.begin() + static_cast<std::ptrdiff_t>(chosen));
     }
 
-    // Silence the `silence` lowest-scored agents (ties: the one sampled later), keeping at
-    // least one speaker.
+    // Silence the `silence` lowest-scored agents of the ranking (ties: the one sampled later),
+    // keeping at least one speaker. Only scored agents are ranked: without any judge score
+    // there is no ranking to silence by, and an unscored agent is not the lowest-ranked.
     RoundPlan plan;
-    std::vector<std::size_t> by_score = order;
-    std::stable_sort(by_score.begin(), by_score.end(), [&](std::size_t a, std::size_t b) {
-      return history.quality[a].value_or(kUnscored) > history.quality[b].value_or(kUnscored);
-    });
-    // Without any judge score there is no ranking to silence by.
-    const bool ranked = std::any_of(history.quality.begin(), history.quality.end(),
-                                    [](const std::optional<double>& q) { return q.has_value(); });
-    const std::size_t silenced = ranked ? std::min<std::size_t>(static_cast<std::size_t>(silence_), n - 1) : 0;
-    plan.silenced.assign(by_score.end() - static_cast<std::ptrdiff_t>(silenced), by_score.end());
+    std::vector<std::size_t> ranked;
+    for (std::size_t i : order)
+      if (history.quality[i]) ranked.push_back(i);
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [&](std::size_t a, std::size_t b) { return *history.quality[a] > *history.quality[b]; });
+    const std::size_t silenced = std::min({static_cast<std::size_t>(silence_), n - 1, ranked.size()});
+    plan.silenced.assign(ranked.end() - static_cast<std::ptrdiff_t>(silenced), ranked.end());
     for (std::size_t i : order)
       if (std::find(plan.silenced.begin(), plan.silenced.end(), i) == plan.silenced.end()) plan.order.push_back(i);
 

@@ -36,7 +36,7 @@ struct Harness {
   std::unique_ptr<ScriptedClient> client;
   ProtocolParams params;
   std::vector<Agent> pool;
-  std::vector<Agent> judges;  // empty: the debate's default (the pool's first agent)
+  std::vector<Agent> judges;  // empty: the debate's default judge (Debate::judge_panel)
   JudgeSettings judging;
   int best_of = 1;
   std::uint64_t seed = 1;

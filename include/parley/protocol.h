@@ -158,10 +158,11 @@ class Debate {
   std::uint64_t seed() const { return setup_.seed; }
   Rng& rng() { return *rng_; }
 
-  // `count` agent instances from the pool, in order. With fewer configured agents than
-  // instances, agents are reused cyclically and named "<agent>#<k>" (k = 1..count) so every
-  // instance is distinct in the transcript and samples independently.
-  std::vector<Agent> agents(std::size_t count) const;
+  // `count` agent instances from the pool, in order: the protocol's debaters ("seated"). With
+  // fewer configured agents than instances, agents are reused cyclically and named
+  // "<agent>#<k>" (k = 1..count) so every instance is distinct in the transcript and samples
+  // independently.
+  std::vector<Agent> agents(std::size_t count);
 
   // One agent turn (see the file comment). With best_of = N > 1 it is N drafts at temperatures
   // τ + (i − (N − 1)/2)·0.15, i = 0..N−1, each scored by the judge; the best is the turn and
@@ -182,8 +183,11 @@ class Debate {
   // when the budget is spent; calling it without an embedder is a programming error.
   Async<std::vector<std::vector<double>>> embed(std::vector<std::string> texts, int round, std::string about);
 
-  // The judges of this debate and how they work.
-  const std::vector<Agent>& judge_panel() const { return judge_panel_; }
+  // The judges of this debate: the experiment's `judges:`, else one agent of its own — the
+  // first pool agent the protocol has not seated, else an instance of the pool's first agent
+  // named "<agent>#judge". Fixed when first asked for (a protocol seats its debaters first).
+  // An agent that both debates and judges is recorded once as a `shared_role` event.
+  const std::vector<Agent>& judge_panel();
   const JudgeSettings& judging() const { return setup_.judging; }
 
   // Records a controller event.
@@ -198,11 +202,14 @@ class Debate {
  private:
   struct Draft;
   struct Call;
-  Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages,
-                           const TurnInfo& info, const std::string& turn, bool parse_answer);
+  // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask repeats.
+  Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
+                   const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats);
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   void remember(const std::string& agent, const Answer& answer);
+  // Records a `shared_role` event for each judge that is also a seated debater (once each).
+  void note_shared_roles();
   // A call that failed after its retries: its budget reservation returned, `record` stored in
   // `slot` with the error, and the debate ended with "<what> failed after N attempt(s): ...".
   [[noreturn]] void fail_call(std::size_t slot, MessageRecord record, const CallError& error,
@@ -213,7 +220,10 @@ class Debate {
   Transcript transcript_;
   std::optional<std::int64_t> budget_remaining_;
   std::vector<std::pair<std::string, Answer>> latest_;
-  std::vector<Agent> judge_panel_;
+  std::size_t pool_seated_ = 0;        // pool agents handed out by agents() so far
+  std::vector<std::string> seated_;    // the debaters' instance names
+  std::optional<std::vector<Agent>> judge_panel_;
+  std::vector<std::string> shared_roles_noted_;
 };
 
 // ---- Protocols -----------------------------------------------------------------------------

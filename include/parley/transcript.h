@@ -15,6 +15,12 @@ namespace parley {
 
 // One LLM call as seen by the debate.
 struct MessageRecord {
+  // The call's identity in its debate: its position in issue order (0, 1, ...), so that
+  // transcripts list calls in the order they were made whatever order the replies came in.
+  int id = 0;
+  // On a re-ask (role "reask" or "<turn>_reask"): the id of the call whose turn it repeats,
+  // the turn's first call. The metrics fold a re-ask into that turn by this link alone.
+  std::optional<int> repeats;
   int round = 0;
   std::string agent;
   std::string role;       // the turn kind: "answer", "revise", "sample", "reask", ... (is_agent_answer_role)
@@ -40,8 +46,8 @@ struct MessageRecord {
 // the answer-based metrics read. Calls that judge, moderate or summarise the agents are not:
 // a protocol marks such a role by naming it with the prefix "judge", "moderator" or "summary"
 // ("judge", "judge_rank", "summary_group1"); nor is an "embedding" call (an embedding model
-// reading the agents' replies). A "reask" call is of the kind of the call it
-// repeats; the metrics fold it into that turn.
+// reading the agents' replies). A re-ask is of the kind of the call it repeats
+// (MessageRecord::repeats); the metrics fold it into that turn.
 bool is_agent_answer_role(std::string_view role);
 
 // A controller event that is not an LLM call (a vote, a stop decision, ...).

@@ -32,13 +32,19 @@ TEST(Communications, ReasksFailedCallsSelfAndRepeatsAddNothing) {
   Transcript t;
   MessageRecord failed = call(1, "a3", {"a1", "a2"});
   failed.error = "timeout";
+  MessageRecord reask = call(1, "a1", {"a2", "a3"}, "reask");
+  reask.repeats = 0;
+  MessageRecord judge_reask = call(2, "judge", {"a1", "a2"}, "judge_mad_reask");
+  judge_reask.repeats = 4;
   t.messages = {
       call(1, "a1", {"a2", "a3"}),                // 2
-      call(1, "a1", {"a2", "a3"}, "reask"),       // part of a1's turn: 0
+      reask,                                      // part of a1's turn: 0
       call(1, "a2", {"a1", "a1", "a2"}),          // a1 once, itself not: 1
       failed,                                     // never delivered: 0
-      call(2, "judge", {"a1", "a2"}, "judge"),    // a judge reading two agents: 2
+      call(2, "judge", {"a1", "a2"}, "judge_mad"),  // a judge reading two agents: 2
+      judge_reask,                                // the judge's re-ask reads nothing new: 0
   };
+  for (std::size_t i = 0; i < t.messages.size(); ++i) t.messages[i].id = static_cast<int>(i);
   EXPECT_EQ(communications(t), 5);
   EXPECT_EQ(communications(Transcript{}), 0);
 }

@@ -2,9 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "parley/metrics.h"
+#include "transcript_support.h"
 
 namespace parley {
 namespace {
+
+using testing::numbered;
+using testing::reask_of;
 
 MessageRecord turn(int round, std::string agent, std::string text, std::string role = "answer") {
   MessageRecord m;
@@ -31,9 +35,10 @@ TEST(Prr, CountsTurnsNamingAPeerWithAStanceWord) {
 
 TEST(Prr, JudgeCallsAreNotTurnsAndJudgesAreNotPeers) {
   Transcript t;
-  t.messages = {turn(1, "a1", "I think B."), turn(1, "a2", "I disagree with a1."),
-                turn(1, "j1", R"({"Preference": "No", "Reason": "I agree with a2"})", "judge_mad"),
-                turn(1, "j1", "I support a1.", "judge_mad_reask"), turn(2, "a1", "I agree with j1.")};
+  t.messages = numbered({turn(1, "a1", "I think B."), turn(1, "a2", "I disagree with a1."),
+                         turn(1, "j1", R"({"Preference": "No", "Reason": "I agree with a2"})", "judge_mad"),
+                         reask_of(2, turn(1, "j1", "I support a1.", "judge_mad_reask")),
+                         turn(2, "a1", "I agree with j1.")});
   // Turns: a1, a2, a1 (round 2); only a2's names a peer with a stance: PRR = 1/3.
   EXPECT_DOUBLE_EQ(*interaction_metrics(t).prr, 1.0 / 3.0);
 }
@@ -65,12 +70,12 @@ TEST(Cf, RelativeVarianceReductionByHand) {
   Transcript t;
   // Round 0 forecasts {0, 2, 4}: variance 8/3. Final round {1, 2, 3}: variance 2/3.
   // CF = 1 - (2/3)/(8/3) = 0.75. Round 1 in between is ignored; a re-ask replaces its turn.
-  t.messages = {
+  t.messages = numbered({
       turn(0, "a1", "Impact: 0"),     turn(0, "a2", "Impact: +2"),   turn(0, "a3", "no number"),
-      turn(0, "a3", "Impact: 4", "reask"),
+      reask_of(2, turn(0, "a3", "Impact: 4", "reask")),
       turn(1, "a1", "Impact: 9"),     turn(1, "a2", "Impact: -9"),   turn(1, "a3", "Impact: 0"),
       turn(2, "a1", "+1% I think"),   turn(2, "a2", "Impact: 2"),    turn(2, "a3", "Impact: 3"),
-  };
+  });
   EXPECT_DOUBLE_EQ(*interaction_metrics(t).cf, 0.75);
 }
 
@@ -139,9 +144,9 @@ TEST(AddDebateMetrics, WritesOnlyDefinedMetricsAndSkipsFailedCalls) {
 
 TEST(AgentTurns, JudgeCallsAndRejectedDraftsAreNotTurns) {
   Transcript t;
-  t.messages = {turn(0, "a1", "I agree with a2.", "draft"), turn(0, "a1", "Plainly B."),
-                turn(0, "j1", R"({"score": 4, "reason": "a1 agrees with a2"})", "judge_score"),
-                turn(0, "j1", R"({"score": 5})", "judge_score_reask")};
+  t.messages = numbered({turn(0, "a1", "I agree with a2.", "draft"), turn(0, "a1", "Plainly B."),
+                         turn(0, "j1", R"({"score": 4, "reason": "a1 agrees with a2"})", "judge_score"),
+                         reask_of(2, turn(0, "j1", R"({"score": 5})", "judge_score_reask"))});
   add_debate_metrics(t);
   EXPECT_DOUBLE_EQ(t.metrics.at("prr"), 0.0);  // only "Plainly B." is a turn
   EXPECT_EQ(t.metrics.count("ad"), 0u);        // one turn: AD undefined

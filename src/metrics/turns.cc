@@ -1,35 +1,31 @@
 #include "metrics/turns.h"
 
 #include <map>
-#include <utility>
 
 namespace parley {
 
 std::vector<DebateTurn> debate_turns(const Transcript& transcript) {
   std::vector<DebateTurn> turns;
-  // The turn a re-ask of (agent, round) belongs to: that agent's latest call in the round.
-  // Debate::ask issues the re-ask only after its call's reply, so no other call of the same
-  // agent and round can come between them.
-  std::map<std::pair<std::string, int>, std::size_t> latest_turn;
+  // The turn each call opened, by call id. A re-ask names the call whose turn it repeats
+  // (MessageRecord::repeats), so it joins that turn whatever ran concurrently between them:
+  // never by agent and round, which a judge sharing a debater's name, or one agent's samples
+  // in one round, would make ambiguous.
+  std::map<int, std::size_t> turn_of_call;
   for (const auto& m : transcript.messages) {
     // A best-of-N draft the judge did not keep (and its re-ask) was discarded by the protocol:
-    // not a turn, and never the turn a later re-ask belongs to.
+    // not a turn.
     if (m.role == "draft") continue;
-    const auto key = std::pair{m.agent, m.round};
-    if (m.role == "reask") {
-      auto it = latest_turn.find(key);
-      if (m.error || it == latest_turn.end()) continue;
+    if (m.repeats) {
+      auto it = turn_of_call.find(*m.repeats);
+      if (m.error || it == turn_of_call.end()) continue;
       DebateTurn& turn = turns[it->second];
       turn.text = m.text;
       turn.answer = m.answer;
       turn.confidence = m.confidence;
       continue;
     }
-    if (m.error) {
-      latest_turn.erase(key);
-      continue;
-    }
-    latest_turn[key] = turns.size();
+    if (m.error) continue;
+    turn_of_call[m.id] = turns.size();
     turns.push_back({m.round, m.agent, m.role, m.text, m.answer, m.confidence, m.shown});
   }
   return turns;

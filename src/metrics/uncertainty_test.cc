@@ -6,9 +6,13 @@
 #include <vector>
 
 #include "parley/metrics.h"
+#include "transcript_support.h"
 
 namespace parley {
 namespace {
+
+using testing::numbered;
+using testing::reask_of;
 
 MessageRecord turn(int round, std::string agent, std::optional<std::string> answer, std::string role = "answer",
                    std::optional<double> confidence = std::nullopt) {
@@ -141,7 +145,8 @@ TEST(Uncertainty, MissingAnswersTakePartInNoComparison) {
   // round 1:   A  -  B      (a2 unparsed, also after its re-ask)
   // round 2:   B  A  -      (a3 unparsed)
   Transcript t = debate({{"A", "A", "B"}, {"A", std::nullopt, "B"}, {"B", "A", std::nullopt}});
-  t.messages.insert(t.messages.begin() + 5, turn(1, "a2", std::nullopt, "reask"));
+  t.messages.insert(t.messages.begin() + 5, reask_of(4, turn(1, "a2", std::nullopt, "reask")));
+  t.messages = numbered(t.messages);
   const UncertaintyMetrics u = uncertainty_metrics(t);
   // F over 1→2: a1 A→B compared; a2, a3 each miss one side. F = 1/1.
   EXPECT_EQ(*u.flip_rate, 1.0);
@@ -175,11 +180,11 @@ TEST(Uncertainty, FailedCallsAreNotAnswers) {
 
 TEST(Uncertainty, AReaskReplacesTheTurnAndTheLastParsedAnswerOfARoundCounts) {
   Transcript t;
-  t.messages = {turn(0, "a1", std::nullopt), turn(0, "a2", "B"), turn(0, "a1", "B", "reask"),
-                // a2 answers twice in round 1; its last parsed answer counts, an unparsed one after
-                // it does not erase it.
-                turn(1, "a1", "B", "revise"), turn(1, "a2", "A", "revise"), turn(1, "a2", "B", "revise"),
-                turn(1, "a2", std::nullopt, "revise")};
+  t.messages = numbered({turn(0, "a1", std::nullopt), turn(0, "a2", "B"), reask_of(0, turn(0, "a1", "B", "reask")),
+                         // a2 answers twice in round 1; its last parsed answer counts, an unparsed
+                         // one after it does not erase it.
+                         turn(1, "a1", "B", "revise"), turn(1, "a2", "A", "revise"), turn(1, "a2", "B", "revise"),
+                         turn(1, "a2", std::nullopt, "revise")});
   const UncertaintyMetrics u = uncertainty_metrics(t);
   EXPECT_EQ(*u.conflict_by_round[0], 0.0);  // a1's re-ask answered B
   EXPECT_EQ(*u.conflict_by_round[1], 0.0);  // a2's last parsed answer is B

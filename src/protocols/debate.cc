@@ -27,7 +27,7 @@ Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
 
 // ---- Round machinery -----------------------------------------------------------------------
 
-std::vector<Seat> take_seats(const Debate& debate, std::size_t count) {
+std::vector<Seat> take_seats(Debate& debate, std::size_t count) {
   const ChatMessage question{"user", task_prompt(debate.task())};
   std::vector<Seat> seats;
   for (Agent& agent : debate.agents(count)) seats.push_back(Seat{std::move(agent), {question}, Turn{}});

@@ -43,7 +43,7 @@ struct Seat {
 };
 
 // `count` seats for the debate's agent instances, each conversation opened with the question.
-std::vector<Seat> take_seats(const Debate& debate, std::size_t count);
+std::vector<Seat> take_seats(Debate& debate, std::size_t count);
 
 // Round 0: every seat from `first` on answers the question on its own, all in parallel (seats
 // before `first` already hold an answer: sid_et reuses its single agent's).

@@ -1,6 +1,7 @@
 // Debate (the per-debate context every protocol runs on) and run_debate (the one place a
 // DebateHalt is caught). The budget rule, the re-ask rule and transcript recording live here
 // so that no protocol can forget them.
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -48,22 +49,54 @@ Debate::Debate(DebateSetup setup)
   transcript_.protocol = setup_.protocol_label;
   transcript_.seed = setup_.seed;
   transcript_.gold = setup_.task->answer;
-  judge_panel_ = setup_.judge_panel;
-  if (judge_panel_.empty() && !setup_.agent_pool.empty()) judge_panel_.push_back(setup_.agent_pool.front());
 }
 
 Debate::~Debate() = default;
 
-std::vector<Agent> Debate::agents(std::size_t count) const {
+std::vector<Agent> Debate::agents(std::size_t count) {
   std::vector<Agent> out;
   out.reserve(count);
   const bool reuse = setup_.agent_pool.size() < count;
   for (std::size_t i = 0; i < count; ++i) {
     Agent a = setup_.agent_pool.at(i % setup_.agent_pool.size());
     if (reuse) a.name += "#" + std::to_string(i + 1);
+    if (std::find(seated_.begin(), seated_.end(), a.name) == seated_.end()) seated_.push_back(a.name);
     out.push_back(std::move(a));
   }
+  pool_seated_ = std::max(pool_seated_, std::min(count, setup_.agent_pool.size()));
+  note_shared_roles();
   return out;
+}
+
+const std::vector<Agent>& Debate::judge_panel() {
+  if (!judge_panel_) {
+    judge_panel_ = setup_.judge_panel;
+    if (judge_panel_->empty() && !setup_.agent_pool.empty()) {
+      // iMAD's MAD and the protocols paper's judge are roles of their own: a debater does not
+      // also judge unless the experiment says so.
+      if (pool_seated_ < setup_.agent_pool.size()) {
+        judge_panel_->push_back(setup_.agent_pool[pool_seated_]);
+      } else {
+        Agent judge = setup_.agent_pool.front();
+        judge.name += "#judge";
+        judge_panel_->push_back(std::move(judge));
+      }
+    }
+  }
+  note_shared_roles();
+  return *judge_panel_;
+}
+
+void Debate::note_shared_roles() {
+  if (!judge_panel_) return;
+  for (const Agent& judge : *judge_panel_) {
+    const bool debates = std::find(seated_.begin(), seated_.end(), judge.name) != seated_.end();
+    const bool noted =
+        std::find(shared_roles_noted_.begin(), shared_roles_noted_.end(), judge.name) != shared_roles_noted_.end();
+    if (!debates || noted) continue;
+    shared_roles_noted_.push_back(judge.name);
+    event(0, "shared_role", fmt::format(R"({{"agent":"{}","roles":["debater","judge"]}})", judge.name));
+  }
 }
 
 void Debate::event(int round, std::string kind, std::string detail) {
@@ -92,7 +125,8 @@ void Debate::fail_call(std::size_t slot, MessageRecord record, const CallError& 
 }
 
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
-                                 const TurnInfo& info, const std::string& turn, bool parse) {
+                                 const TurnInfo& info, const std::string& turn, bool parse,
+                                 std::optional<std::size_t> repeats) {
   ChatRequest request;
   request.model = agent.model;
   if (!agent.system_prompt.empty()) request.messages.push_back(ChatMessage{"system", agent.system_prompt});
@@ -130,17 +164,20 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
     *budget_remaining_ -= reservation;
   }
 
-  // The record takes its place in the transcript when the call is issued, so transcripts list
-  // calls in issue order whatever order the replies arrive in (a replayed run is identical).
+  // The record takes its place in the transcript when the call is issued, with its identity,
+  // so transcripts list calls in issue order whatever order the replies arrive in (a replayed
+  // run is identical) and a re-ask names its turn's call whichever calls finish in between.
   const std::size_t slot = transcript_.messages.size();
-  transcript_.messages.push_back(MessageRecord{});
-  ChatResult result = co_await agent.client->chat(std::move(request));
-
   MessageRecord record;
+  record.id = static_cast<int>(slot);
+  if (repeats) record.repeats = static_cast<int>(*repeats);
   record.round = info.round;
   record.agent = agent.name;
   record.role = turn;
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
+  transcript_.messages.push_back(record);
+  ChatResult result = co_await agent.client->chat(std::move(request));
+
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, std::move(record), *error, reservation,
               fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
@@ -195,14 +232,14 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   const std::size_t inputs = request.inputs.size();
 
   const std::size_t slot = transcript_.messages.size();
-  transcript_.messages.push_back(MessageRecord{});
-  EmbeddingResult result = co_await embedder.client->embed(std::move(request));
-
   MessageRecord record;
+  record.id = static_cast<int>(slot);
   record.round = round;
   record.agent = embedder.name;
   record.role = "embedding";
   record.text = fmt::format("embedded {} text(s): {}", inputs, about);
+  transcript_.messages.push_back(record);
+  EmbeddingResult result = co_await embedder.client->embed(std::move(request));
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, std::move(record), *error, reservation,
               fmt::format("embedding call ({}) in round {}", about, round));
@@ -224,14 +261,15 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
 }
 
 Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
-  Call reply = co_await call(agent, messages, info, info.turn, true);
+  Call reply = co_await call(agent, messages, info, info.turn, true, std::nullopt);
   Draft draft;
   draft.slots.push_back(reply.slot);
+  const std::size_t first_call = reply.slot;
   Answer answer = parse_answer(reply.response.text, *setup_.task);
   for (int reask = 0; reask < setup_.reask_unparsed && !answer.parsed(); ++reask) {
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
-    reply = co_await call(agent, messages, info, "reask", true);
+    reply = co_await call(agent, messages, info, "reask", true, first_call);
     draft.slots.push_back(reply.slot);
     answer = parse_answer(reply.response.text, *setup_.task);
   }
@@ -290,12 +328,13 @@ Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> mes
 
 Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                               StructuredAsk ask) {
-  Call reply = co_await call(agent, messages, info, info.turn, false);
+  Call reply = co_await call(agent, messages, info, info.turn, false, std::nullopt);
+  const std::size_t first_call = reply.slot;
   std::string problem = ask.check(reply.response.text);
   for (int reask = 0; reask < ask.reasks && !problem.empty(); ++reask) {
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", "Your reply could not be used: " + problem + ". " + ask.format_reminder});
-    reply = co_await call(agent, messages, info, info.turn + "_reask", false);
+    reply = co_await call(agent, messages, info, info.turn + "_reask", false, first_call);
     problem = ask.check(reply.response.text);
   }
   Answer answer;

@@ -1,6 +1,8 @@
 // mad (iMAD App. A.1) on scripted replies: when and why it stops, what a malformed or
 // out-of-set verdict triggers, the reduced candidate set of the finalisation, placeholders and
 // template overrides, and who saw which messages in which round.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -309,29 +311,54 @@ TEST(Mad, AFailedFinalisationFallsBackToTheJudgesLatestAnswer) {
   EXPECT_EQ(Json::parse(events_of(t, "stop")[0].detail)["reason"], "judge_failed");
 }
 
-TEST(Mad, TheDefaultJudgeIsThePoolsFirstAgent) {
-  Harness h(
-      [](const ChatRequest& r) -> std::string {
-        if (r.note.turn == "judge_mad") return verdict("Yes", "Affirmative", "B");
-        return reply("B");
-      },
-      2);
-  const Transcript t = h.run("mad");
-  ASSERT_EQ(t.messages.size(), 3u);
-  EXPECT_EQ(t.messages[2].agent, "a1");
+testing::ScriptedClient::Script settled_at_once() {
+  return [](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "judge_mad") return verdict("Yes", "Affirmative", "B");
+    return reply("B");
+  };
 }
 
-TEST(Mad, OneConfiguredAgentGivesTwoDistinctDebaters) {
-  Harness h(
-      [](const ChatRequest& r) -> std::string {
-        if (r.note.turn == "judge_mad") return verdict("Yes", "Affirmative", "B");
-        return reply("B");
-      },
-      1);
+bool has_event(const Transcript& t, const std::string& kind) {
+  return std::any_of(t.events.begin(), t.events.end(), [&](const EventRecord& e) { return e.kind == kind; });
+}
+
+TEST(Mad, ThreeAgentsTakeTheThreeRolesWithoutJudges) {
+  // iMAD's MAD: affirmative, negative and judge are three distinct agents.
+  Harness h(settled_at_once(), 3);
+  const Transcript t = h.run("mad");
+  ASSERT_EQ(t.messages.size(), 3u);
+  EXPECT_EQ(t.messages[0].agent, "a1");
+  EXPECT_EQ(t.messages[1].agent, "a2");
+  EXPECT_EQ(t.messages[2].agent, "a3");
+  EXPECT_FALSE(has_event(t, "shared_role"));
+}
+
+TEST(Mad, WithTwoAgentsTheJudgeIsAnInstanceOfItsOwn) {
+  Harness h(settled_at_once(), 2);
+  const Transcript t = h.run("mad");
+  ASSERT_EQ(t.messages.size(), 3u);
+  EXPECT_EQ(t.messages[2].agent, "a1#judge");
+  EXPECT_EQ(t.messages[2].role, "judge_mad");
+  EXPECT_FALSE(has_event(t, "shared_role"));
+}
+
+TEST(Mad, OneConfiguredAgentGivesTwoDistinctDebatersAndAJudge) {
+  Harness h(settled_at_once(), 1);
   const Transcript t = h.run("mad");
   EXPECT_EQ(t.messages[0].agent, "a1#1");
   EXPECT_EQ(t.messages[1].agent, "a1#2");
+  EXPECT_EQ(t.messages[2].agent, "a1#judge");
+}
+
+TEST(Mad, AJudgeTheExperimentSeatsAsADebaterIsRecordedAsSharingRoles) {
+  Harness h(settled_at_once(), 2);
+  h.judges = {h.pool[0]};  // judges: [a1] while a1 is the affirmative
+  const Transcript t = h.run("mad");
   EXPECT_EQ(t.messages[2].agent, "a1");
+  const auto it = std::find_if(t.events.begin(), t.events.end(), [](const EventRecord& e) { return e.kind == "shared_role"; });
+  ASSERT_NE(it, t.events.end());
+  EXPECT_EQ(it->detail, R"({"agent":"a1","roles":["debater","judge"]})");
+  EXPECT_EQ(std::count_if(t.events.begin(), t.events.end(), [](const EventRecord& e) { return e.kind == "shared_role"; }), 1);
 }
 
 TEST(Mad, TemplatesAreOverriddenFromTheParameters) {

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "parley/metrics.h"
 #include "parley/protocol.h"
 #include "protocols/debate.h"
 #include "protocol_harness.h"
@@ -48,6 +49,26 @@ TEST(SelfConsistency, SamplesAndVotes) {
   EXPECT_FALSE(t.correct);
   ASSERT_EQ(t.events.size(), 1u);
   EXPECT_EQ(t.events[0].kind, "vote");
+}
+
+TEST(SelfConsistency, AReaskNamesTheSampleItRepeatsAndTheMetricsFollowIt) {
+  // Three samples of a1 in round 0, issued together; sample 0 is unparsable and its re-ask is
+  // issued after samples 1 and 2. Folded by (agent, round) the re-ask would replace sample 2.
+  Harness h([](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "reask") return "Answer: C";
+    if (r.note.sample == 0) return "Hmm, hard to say.";
+    return r.note.sample == 1 ? "Answer: A" : "Answer: B";
+  });
+  const Transcript t = h.run("self_consistency", {{"samples", std::int64_t{3}}});
+  ASSERT_EQ(t.messages.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(t.messages[static_cast<std::size_t>(i)].id, i);
+  EXPECT_EQ(t.messages[3].role, "reask");
+  EXPECT_EQ(t.messages[3].repeats, 0);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(t.messages[static_cast<std::size_t>(i)].repeats);
+  // The turns are "Answer: C", "Answer: A", "Answer: B": each token set is {answer}, so AD
+  // (protocols paper eq. 2) is 0. Sample 2 replaced instead would leave {hmm, hard, say} in
+  // and give AD = (1 + 1 + 0) / 3.
+  EXPECT_EQ(interaction_metrics(t).ad, 0.0);
 }
 
 TEST(SelfConsistency, OnePerAgentAsksExactlyTheDebatesFirstRequests) {

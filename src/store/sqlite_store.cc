@@ -13,7 +13,8 @@
 namespace parley {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: every call has an id and a re-ask names the call it repeats (MessageRecord::repeats).
+constexpr int kSchemaVersion = 2;
 constexpr int kBatch = 64;
 constexpr auto kFlushInterval = std::chrono::milliseconds(200);
 
@@ -77,6 +78,14 @@ class SqliteStore final : public Store {
     }
     const std::string version = std::to_string(kSchemaVersion);
     if (auto stored = meta("schema_version")) {
+      if (*stored == "1") {
+        // Version 1 folded re-asks into turns by (agent, round), which concurrent turns sharing
+        // an agent name make ambiguous: its stored metrics may be wrong and cannot be redone.
+        return Error{fmt::format("{}: store schema version 1 was written by an older parley whose re-asks are not "
+                                 "linked to the calls they repeat, so its metrics cannot be trusted; run the "
+                                 "experiment again into a new directory",
+                                 path_)};
+      }
       if (*stored != version) {
         return Error{fmt::format("{}: store schema version {} is not supported (this parley writes {})", path_,
                                  *stored, version)};

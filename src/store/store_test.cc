@@ -56,7 +56,7 @@ TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   ASSERT_TRUE(store);
   EXPECT_EQ((*store)->count(), 3);
   EXPECT_EQ((*store)->meta("fingerprint"), "abc");
-  EXPECT_EQ((*store)->meta("schema_version"), "1");
+  EXPECT_EQ((*store)->meta("schema_version"), "2");
   EXPECT_FALSE((*store)->meta("absent"));
   const auto finished = (*store)->finished();
   EXPECT_EQ(finished.size(), 3u);
@@ -114,6 +114,19 @@ TEST_F(StoreTest, SchemaVersionMismatchIsRefused) {
   auto store = Store::open(db());
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message.find("schema version 99"), std::string::npos);
+}
+
+TEST_F(StoreTest, AVersionOneStoreIsRefusedWithTheReason) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+    ASSERT_TRUE((*store)->set_meta("schema_version", "1"));
+  }
+  auto store = Store::open(db());
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().message.find("re-asks are not linked"), std::string::npos) << store.error().message;
+  EXPECT_NE(store.error().message.find("run the experiment again"), std::string::npos);
 }
 
 TEST_F(StoreTest, NotADatabaseIsAnError) {

@@ -25,6 +25,8 @@ std::optional<T> optional_from(const Json& object, const char* key) {
 
 Json message_to_json(const MessageRecord& m) {
   Json j;
+  j["id"] = m.id;
+  if (m.repeats) j["repeats"] = *m.repeats;
   j["round"] = m.round;
   j["agent"] = m.agent;
   j["role"] = m.role;
@@ -47,6 +49,8 @@ Json message_to_json(const MessageRecord& m) {
 
 MessageRecord message_from_json(const Json& j) {
   MessageRecord m;
+  m.id = j.at("id").get<int>();
+  m.repeats = optional_from<int>(j, "repeats");
   m.round = j.at("round").get<int>();
   m.agent = j.at("agent").get<std::string>();
   m.role = j.at("role").get<std::string>();
@@ -115,7 +119,24 @@ Result<Transcript> transcript_from_json(std::string_view text) {
     if (auto it = j.find("events"); it != j.end())
       for (const auto& e : *it)
         t.events.push_back({e.at("round").get<int>(), e.at("kind").get<std::string>(), e.at("detail").get<std::string>()});
-    for (const auto& m : j.at("messages")) t.messages.push_back(message_from_json(m));
+    for (const auto& m : j.at("messages")) {
+      // Calls written before they had an identity cannot be told apart when a re-ask is folded
+      // into its turn, so such a transcript is refused rather than measured by a guess.
+      if (!m.contains("id")) {
+        return Error{"transcript: its calls have no \"id\" (written by an older parley, whose re-asks do "
+                     "not name the call they repeat); run the experiment again with this parley"};
+      }
+      MessageRecord record = message_from_json(m);
+      const int index = static_cast<int>(t.messages.size());
+      if (record.id != index) {
+        return Error{fmt::format("transcript: call {} has id {}; ids are the calls' positions", index, record.id)};
+      }
+      if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
+        return Error{fmt::format("transcript: call {} repeats call {}, which is not an earlier call", index,
+                                 *record.repeats)};
+      }
+      t.messages.push_back(std::move(record));
+    }
     return t;
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("transcript: {}", e.what())};

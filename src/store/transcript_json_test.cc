@@ -39,8 +39,10 @@ Transcript full_transcript() {
   m.shown = {"a1", "a3"};
   t.messages.push_back(m);
   MessageRecord failed;
+  failed.id = 1;
+  failed.repeats = 0;
   failed.agent = "a3";
-  failed.role = "answer";
+  failed.role = "reask";
   failed.error = "http 500";
   t.messages.push_back(failed);
   return t;
@@ -66,6 +68,10 @@ TEST(TranscriptJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(m.attempts, 2);
   EXPECT_EQ(m.min_token_logprob, -2.0);
   EXPECT_EQ(m.shown, (std::vector<std::string>{"a1", "a3"}));
+  EXPECT_EQ(m.id, 0);
+  EXPECT_FALSE(m.repeats);
+  EXPECT_EQ(back->messages[1].id, 1);
+  EXPECT_EQ(back->messages[1].repeats, 0);
   EXPECT_TRUE(back->messages[1].shown.empty());
   EXPECT_EQ(back->messages[1].error, "http 500");
   EXPECT_FALSE(back->messages[1].answer.has_value());
@@ -77,7 +83,7 @@ TEST(TranscriptJson, HasTheDocumentedFields) {
   const auto j = nlohmann::json::parse(transcript_to_json(full_transcript()));
   for (const char* key : {"task_id", "protocol", "seed", "gold", "final_answer", "correct", "status", "messages"})
     EXPECT_TRUE(j.contains(key)) << key;
-  for (const char* key : {"round", "agent", "role", "prompt_tokens", "completion_tokens", "cached_tokens",
+  for (const char* key : {"id", "round", "agent", "role", "prompt_tokens", "completion_tokens", "cached_tokens",
                           "tokens_estimated", "text", "answer", "confidence", "latency_ms"})
     EXPECT_TRUE(j["messages"][0].contains(key)) << key;
   // Critical-path latency: one round, one message of 30 ms and one of 0 ms.
@@ -101,6 +107,36 @@ TEST(TranscriptJson, InvalidUtf8IsReplacedNotFatal) {
   auto back = transcript_from_json(transcript_to_json(t));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->messages[0].text, "bad \xEF\xBF\xBD byte");
+}
+
+TEST(TranscriptJson, CallsWithoutIdsFromAnOlderParleyAreRefused) {
+  auto j = nlohmann::json::parse(transcript_to_json(full_transcript()));
+  for (auto& m : j["messages"]) {
+    m.erase("id");
+    m.erase("repeats");
+  }
+  auto old = transcript_from_json(j.dump());
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("older parley"), std::string::npos) << old.error().message;
+}
+
+TEST(TranscriptJson, IdsMustBePositionsAndLinksMustPointBack) {
+  auto j = nlohmann::json::parse(transcript_to_json(full_transcript()));
+  j["messages"][1]["id"] = 7;
+  auto bad_id = transcript_from_json(j.dump());
+  ASSERT_FALSE(bad_id);
+  EXPECT_NE(bad_id.error().message.find("call 1 has id 7"), std::string::npos) << bad_id.error().message;
+
+  j = nlohmann::json::parse(transcript_to_json(full_transcript()));
+  j["messages"][1]["repeats"] = 1;  // itself
+  EXPECT_FALSE(transcript_from_json(j.dump()));
+  j["messages"][1]["repeats"] = -1;
+  EXPECT_FALSE(transcript_from_json(j.dump()));
+  j["messages"][0]["repeats"] = 1;  // a later call
+  j["messages"][1]["repeats"] = 0;
+  auto forward = transcript_from_json(j.dump());
+  ASSERT_FALSE(forward);
+  EXPECT_NE(forward.error().message.find("not an earlier call"), std::string::npos);
 }
 
 TEST(TranscriptJson, MalformedInputIsAnError) {

@@ -186,5 +186,46 @@ TEST(SimulatorClaims, ImadDebatesSomeTasksAndSkipsOthers) {
   EXPECT_EQ(malformed, 0);  // a malformed first reply is fixed by its re-ask
 }
 
+TEST(SimulatorClaims, EveryReaskNamesACallOfItsOwnAgentAndRoundWhenAJudgeSharesADebatersName) {
+  // The setting that used to misattach re-asks: concurrent turns (cr, best-of-2 drafts),
+  // self-consistency's samples of one agent, and a judge with a debater's name (judges: [a1]).
+  const auto dir = scratch_dir("simulator-reask-links");
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 1.0}\n  - {name: a2, model: sim, temperature: 1.0}\n"
+             "  - {name: a3, model: sim, temperature: 1.0}\n"
+             "dataset: {path: " + (source_dir() / "examples/data/math-sample.jsonl").string() + "}\n"
+             "protocols:\n  - {name: cr, judges: [a1]}\n  - {name: self_consistency, samples: 8}\n"
+             "seeds: [1, 2]\n");
+  auto config = load_experiment(dir / "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
+  int reasks = 0, shared_role_events = 0;
+  for (const auto& t : run->transcripts) {
+    for (const auto& e : t.events) shared_role_events += e.kind == "shared_role";
+    for (std::size_t i = 0; i < t.messages.size(); ++i) {
+      const MessageRecord& m = t.messages[i];
+      ASSERT_EQ(m.id, static_cast<int>(i));
+      if (!m.repeats) continue;
+      ++reasks;
+      ASSERT_LT(*m.repeats, m.id);
+      const MessageRecord& first = t.messages[static_cast<std::size_t>(*m.repeats)];
+      EXPECT_EQ(first.agent, m.agent) << t.task_id << " call " << m.id;
+      EXPECT_EQ(first.round, m.round);
+      EXPECT_FALSE(first.repeats);
+      // An answer re-ask follows an unparsed reply, a judge's re-ask a judge call.
+      if (m.role == "reask") {
+        EXPECT_FALSE(first.answer) << t.task_id << " call " << m.id;
+      }
+      if (m.role.starts_with("judge")) {
+        EXPECT_EQ(m.role, first.role + "_reask");
+      }
+    }
+  }
+  EXPECT_GT(reasks, 10) << reasks;  // the setting does produce re-asks
+  EXPECT_EQ(shared_role_events, static_cast<int>(run->transcripts.size()) / 2);  // every cr debate
+}
+
 }  // namespace
 }  // namespace parley::testing

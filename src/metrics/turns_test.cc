@@ -24,6 +24,7 @@ MessageRecord call(int round, std::string agent, std::string role, std::optional
 
 MessageRecord failed(MessageRecord m) {
   m.error = "timeout: after 5 attempts";
+  m.text.clear();  // a failed call has no reply
   m.answer.reset();
   return m;
 }
@@ -65,6 +66,16 @@ TEST(DebateTurns, RejectedDraftsAreNotTurnsNorTheTargetOfAReask) {
   ASSERT_EQ(turns.size(), 1u);
   EXPECT_EQ(turns[0].role, "answer");
   EXPECT_EQ(turns[0].answer, "B");
+}
+
+TEST(DebateTurns, AReaskOfACallThatIsNoTurnIsNoTurnEither) {
+  // A re-ask naming a rejected draft (a transcript whose re-ask kept its role) adds nothing.
+  Transcript t;
+  t.messages = numbered({call(0, "a1", "draft", std::nullopt), reask_of(0, call(0, "a1", "reask", "B")),
+                         call(0, "a2", "answer", "C")});
+  const auto turns = debate_turns(t);
+  ASSERT_EQ(turns.size(), 1u);
+  EXPECT_EQ(turns[0].agent, "a2");
 }
 
 TEST(AgentTurns, AJudgesReaskStaysAJudgesTurn) {

@@ -23,7 +23,7 @@ namespace parley {
 class Debate;
 
 enum class JudgeScale {
-  kLikert,  // integer 1–5, mapped to (s − 1) / 4 in [0, 1] (protocols paper §2.2, Alg. I)
+  kLikert,  // integer 1–5 mapped to [0, 1] (protocols paper §2.2, Alg. I); (s − 1) / 4 is our map
   kRubric,  // a number in [0, 1] directly
 };
 enum class JudgeAggregation { kMean, kMedian };

@@ -9,7 +9,7 @@
 // Uncertainty of UDPO (udpo-uncertainty-collapse §2, App. D) over each agent's answer per round:
 //   flip_rate, belief_revision, u_intra; conflict, u_inter; entropy, disagreement,
 //   loo_instability, u_sys
-// Communication cost of SVR-MAD (§4): ncomm, the pairwise context transfers.
+// Communication cost of SVR-MAD (§5, "Metrics"): ncomm, the pairwise context transfers.
 // A metric that is undefined for a debate (too few turns, agents or rounds) is left out of the
 // map. The choices where the papers leave room are in docs/protocols.md.
 
@@ -59,7 +59,7 @@ struct UncertaintyMetrics {
 UncertaintyMetrics uncertainty_metrics(const Transcript& transcript,
                                        const DebateMetricsOptions& options = {});
 
-// ---- Communication (SVR-MAD §4) ------------------------------------------------------------
+// ---- Communication (SVR-MAD §5) ------------------------------------------------------------
 
 // NComm: pairwise context transfers, the (receiving turn, shown agent) pairs over the debate's
 // turns — each distinct agent other than the receiver in a turn's `shown` counts once.

@@ -166,7 +166,8 @@ class Debate {
 
   // One agent turn (see the file comment). With best_of = N > 1 it is N drafts at temperatures
   // τ + (i − (N − 1)/2)·0.15, i = 0..N−1, each scored by the judge; the best is the turn and
-  // the others stay in the transcript with role "draft" (protocols paper App. A.1, Alg. I).
+  // the others stay in the transcript with role "draft" (protocols paper App. A.1, Alg. I; Alg. I
+  // counts i from 1, Fig. 1's temperatures 0.325/0.475 around τ = 0.4 from 0, which we follow).
   // Throws DebateHalt when the debate must end.
   Async<Turn> ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
 

@@ -1,8 +1,8 @@
 #pragma once
 // iMAD's structured self-critique response (Fan et al. 2026, §4.1 (i) and App. A.1): one agent
 // answers, justifies its answer step by step, is made to argue against it, and then commits to
-// a final answer, stating a confidence for the initial belief, for the forced disagreement and
-// for the final answer. The response is written in labelled sections (see self_critique_prompt() in
+// a final answer, stating a confidence for the initial belief and for the forced disagreement
+// (the paper), and for the final answer (parley's addition, for Table 5's FinalConfidence). The response is written in labelled sections (see self_critique_prompt() in
 // src/protocols/self_critique.cc) and read here into its parts; a response missing
 // sections is still read as far as it goes. Pure functions, safe from any thread.
 

@@ -460,14 +460,13 @@ TEST(OpenAiClient, ThousandsInFlightFromOneThread) {
   auto client = harness.client(options);
   std::vector<ChatRequest> requests;
   for (int i = 0; i < kRequests; ++i) requests.push_back(question("question " + std::to_string(i)));
-  const auto started = Clock::now();
   auto results = harness.run(*client, requests);
-  const auto elapsed = Clock::now() - started;
   int succeeded = 0;
   for (const auto& result : results) succeeded += std::holds_alternative<ChatResponse>(result) ? 1 : 0;
   EXPECT_EQ(succeeded, kRequests);
+  // All of them were pending at the server at once: they were in flight together (no timing
+  // assertion, which a loaded machine would break).
   EXPECT_GE(server.peak_pending(), static_cast<std::uint64_t>(kRequests));
-  EXPECT_LT(elapsed, std::chrono::seconds(10));
 }
 
 TEST(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {

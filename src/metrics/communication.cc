@@ -1,4 +1,4 @@
-// NComm of SVR-MAD (§4, "Metrics"): the pairwise context transfers of a debate.
+// NComm of SVR-MAD (§5, "Metrics"): the pairwise context transfers of a debate.
 #include <set>
 #include <string>
 

@@ -1,4 +1,4 @@
-// NComm (SVR-MAD §4): pairwise context transfers counted on hand-made transcripts.
+// NComm (SVR-MAD §5): pairwise context transfers counted on hand-made transcripts.
 #include <gtest/gtest.h>
 
 #include "parley/metrics.h"

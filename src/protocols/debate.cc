@@ -136,7 +136,7 @@ std::optional<std::string> vote_of_latest(Debate& debate, int round, const std::
 ProtocolInfo debate_protocol() {
   return {"debate",
           "N agents answer, then R rounds of revising after reading all peers; majority vote",
-          "Du et al. 2024, Improving Factuality and Reasoning through Multiagent Debate",
+          "Du et al. 2024, Improving Factuality and Reasoning in Language Models through Multiagent Debate",
           {{"agents", ParamKind::kInt, std::int64_t{3}, 2, 64, "number of agents"},
            {"rounds", ParamKind::kInt, std::int64_t{2}, 0, 20, "debate rounds after the initial answers"}},
           [](const ProtocolParams& p) {

@@ -191,7 +191,8 @@ TEST(Judge, DefaultJudgeIsThePoolsFirstAgent) {
 }
 
 TEST(BestOfN, DraftsAtJitteredTemperaturesAndTheJudgesFavouriteIsKept) {
-  // Protocols paper Alg. I with N = 2 around τ = 0.4: drafts at 0.325 and 0.475 (Fig. 1).
+  // N = 2 around τ = 0.4: drafts at 0.325 and 0.475, Fig. 1's temperatures (Alg. I's 1-based
+  // index would give 0.475 and 0.625; docs/protocols.md, "Best-of-N").
   Harness h([](const ChatRequest& r) -> std::string {
     if (r.note.turn.rfind("judge", 0) == 0) return gold_loving_verdict(r);
     return reply(r.sampling.temperature < 0.4 ? "C" : "B");

@@ -42,20 +42,11 @@ std::vector<std::size_t> OrderedRounds::visible_peers(std::size_t self, int roun
         for (std::size_t j : history.spoke[round - 1])
           if (j != self) peers.push_back(j);
       break;
-    case Visibility::kSoFar: {
-      // Each peer's latest output: this round's if it has spoken, else its latest earlier one.
-      std::vector<std::size_t> latest_first;
+    case Visibility::kCurrentRound:
+      // "agents see only current-round contributions": the turns before this one in the round.
       for (std::size_t j : history.spoke[round])
-        if (j != self) latest_first.push_back(j);
-      for (int r = round - 1; r >= 0; --r) {
-        for (std::size_t j : history.spoke[r]) {
-          if (j == self || std::find(latest_first.begin(), latest_first.end(), j) != latest_first.end()) continue;
-          latest_first.insert(latest_first.begin(), j);  // earlier rounds are shown first
-        }
-      }
-      peers = std::move(latest_first);
+        if (j != self) peers.push_back(j);
       break;
-    }
   }
   return peers;
 }
@@ -99,7 +90,7 @@ Async<std::optional<std::string>> OrderedRounds::run(Debate& debate) const {
     debate.event(round, "order", order_text);
     for (std::size_t i : plan.silenced) debate.event(round, "silenced", history.agents[i].name);
 
-    if (visibility_ == Visibility::kSoFar) {
+    if (visibility_ == Visibility::kCurrentRound) {
       // WR: one turn after another, each seeing the turns before it.
       for (std::size_t i : plan.order) {
         history.turns[round][i] = co_await take_turn(debate, i, round, history, conversation[i]);

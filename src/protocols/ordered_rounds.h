@@ -1,8 +1,8 @@
 #pragma once
 // The turn-based protocols of the protocols paper (§2.2, Fig. 2): R rounds with one turn per
 // agent in a per-round order, under a context rule — NI (own context only), CR (the peers'
-// outputs of the previous round), WR (everything said so far, including earlier turns of the
-// same round). The order and who is silenced come from a scheduler: a uniform shuffle per
+// outputs of the previous round), WR (the peers' outputs of the current round that came before
+// the turn). The order and who is silenced come from a scheduler: a uniform shuffle per
 // round for NI, CR and WR; RA-CR (ra_cr.cc) overrides it with judge-ranked scheduling.
 
 #include <optional>
@@ -15,7 +15,7 @@ namespace parley {
 enum class Visibility {
   kNone,           // NI: the agent sees only its own earlier turns
   kPreviousRound,  // CR: the peers' outputs of round r − 1
-  kSoFar,          // WR: each peer's latest output so far, same round included
+  kCurrentRound,   // WR: the peers' outputs of the current round, those that came before the turn
 };
 
 // What a scheduler may read: the agents and every turn so far.

@@ -41,36 +41,36 @@ std::vector<std::string> shown_agents(const ChatRequest& r) {
   return out;
 }
 
-TEST(WithinRound, EachTurnSeesTheTurnsBeforeItInTheRoundAndTheLatestOfTheRest) {
+TEST(WithinRound, EachTurnSeesOnlyThePeersWhoSpokeBeforeItInTheSameRound) {
   Harness h(agent_reply, 3);
   const Transcript t = h.run("wr");
   ASSERT_EQ(h.client->requests.size(), 6u);
   const auto order = orders(t);
   ASSERT_EQ(order.size(), 2u);
-  // Round 0: requests are issued one after another in the round's order.
-  for (std::size_t k = 0; k < 3; ++k) {
-    const ChatRequest& r = h.client->requests[k];
-    EXPECT_EQ(r.note.agent, order[0][k]);
-    EXPECT_EQ(r.note.turn, "answer");
-    const std::vector<std::string> earlier(order[0].begin(), order[0].begin() + static_cast<std::ptrdiff_t>(k));
-    EXPECT_EQ(shown_agents(r), earlier) << "turn " << k;
-    // The first speaker gets the plain task prompt; later ones read the earlier replies.
-    const bool mentions_peers = r.messages.back().content.find("already answered in this round") != std::string::npos;
-    EXPECT_EQ(mentions_peers, k > 0);
-  }
-  // Round 1: every agent sees both peers; peers that spoke before it in round 1 with their
-  // round-1 answer (B), the others with their round-0 answer.
-  for (std::size_t k = 0; k < 3; ++k) {
-    const ChatRequest& r = h.client->requests[3 + k];
-    EXPECT_EQ(r.note.agent, order[1][k]);
-    EXPECT_EQ(r.note.turn, "revise");
-    ASSERT_EQ(r.note.shown.size(), 2u);
-    for (const auto& peer : r.note.shown) {
-      const auto pos = std::find(order[1].begin(), order[1].end(), peer.agent) - order[1].begin();
-      const std::string round0(1, static_cast<char>('A' + (peer.agent.back() - '1')));
-      EXPECT_EQ(peer.answer, static_cast<std::size_t>(pos) < k ? "B" : round0) << peer.agent;
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      // Requests are issued one after another in the round's order.
+      const ChatRequest& r = h.client->requests[static_cast<std::size_t>(round) * 3 + k];
+      const auto& turns = order[static_cast<std::size_t>(round)];
+      EXPECT_EQ(r.note.agent, turns[k]);
+      EXPECT_EQ(r.note.turn, round == 0 ? "answer" : "revise");
+      const std::vector<std::string> earlier(turns.begin(), turns.begin() + static_cast<std::ptrdiff_t>(k));
+      EXPECT_EQ(shown_agents(r), earlier) << "round " << round << " turn " << k;
+      // What is shown is this round's output: round 1's replies all say B.
+      for (const auto& peer : r.note.shown) {
+        const std::string round0(1, static_cast<char>('A' + (peer.agent.back() - '1')));
+        EXPECT_EQ(peer.answer, round == 0 ? round0 : "B") << peer.agent;
+      }
     }
   }
+  // Round 0: the first speaker gets the plain task prompt; later ones read the earlier replies.
+  for (std::size_t k = 0; k < 3; ++k) {
+    const bool mentions_peers =
+        h.client->requests[k].messages.back().content.find("already answered in this round") != std::string::npos;
+    EXPECT_EQ(mentions_peers, k > 0);
+  }
+  // Round 1's first speaker sees no peer: it reconsiders its own solution, as in NI.
+  EXPECT_TRUE(h.client->requests[3].note.shown.empty());
   EXPECT_EQ(t.final_answer, "B");
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // iMAD's self-critique stage (Fan et al. 2026, §4.1 (i), App. A.1 "Self-Critique Single Agent"):
 // one agent answers, justifies step by step, argues against its own answer and commits to a
-// final answer with three confidences. Used by the `self_critique` protocol (the stage alone,
+// final answer. The paper asks for confidences of the initial belief and the forced
+// disagreement; a third, of the final answer, is parley's addition (Table 5 has a
+// FinalConfidence feature). Used by the `self_critique` protocol (the stage alone,
 // which produces trigger training data) and by `imad`.
 
 #include <string>

@@ -1,4 +1,5 @@
-// single: one agent answers with chain-of-thought (the papers' CoT baseline).
+// single: one agent answers with chain-of-thought (iMAD's CoT baseline; a single answer is the
+// reference of every selective method).
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
 
@@ -19,7 +20,7 @@ class Single final : public Protocol {
 }  // namespace
 
 ProtocolInfo single_protocol() {
-  return {"single", "one agent, chain-of-thought", "Wei et al. 2022 (CoT baseline in all five papers)", {},
+  return {"single", "one agent, chain-of-thought", "Wei et al. 2022 (iMAD's CoT baseline)", {},
           [](const ProtocolParams&) { return std::make_unique<Single>(); }};
 }
 

@@ -147,7 +147,8 @@ TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
 
 // iMAD end to end with the shipped trigger (examples/imad.yaml's setting on 40 tasks): the
 // self-critiques are complete, the trigger debates some units and skips others, and its
-// decisions are more often beneficial than full MAD's (which debates everything) — iMAD §5.2.
+// decisions are more often beneficial than full MAD's (which debates everything) — parley's
+// reading of iMAD §5.2, which reports iMAD's own beneficial rate but not full MAD's.
 TEST(SimulatorClaims, ImadDebatesSomeTasksAndSkipsOthers) {
   const auto dir = scratch_dir("imad");
   write_file(dir / "exp.yaml",

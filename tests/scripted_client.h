@@ -30,6 +30,7 @@ class ScriptedClient final : public LlmClient {
     response.text = std::get<std::string>(reply);
     response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
     response.usage.completion_tokens = estimate_tokens(response.text);
+    response.usage.estimated = usage_estimated;
     if (logprobs) response.logprobs = logprobs(request);
     co_return response;
   }
@@ -52,6 +53,8 @@ class ScriptedClient final : public LlmClient {
   std::vector<ChatRequest> requests;
   std::vector<EmbeddingRequest> embedding_requests;
   std::function<std::variant<std::vector<double>, CallError>(const std::string& text)> embedding;
+  // Whether replies say their usage is an estimate (a server that reported none).
+  bool usage_estimated = false;
   // The token log-probabilities of each reply (nullopt: the server returned none, the default).
   std::function<std::optional<LogprobStats>(const ChatRequest&)> logprobs;
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "parley/metrics.h"
 #include "parley/protocol.h"
@@ -193,6 +194,94 @@ TEST(Debate, UnparsableReplyIsReaskedOnce) {
   // It names the turn it repeats (the simulator models it as that turn).
   EXPECT_EQ(h.client->requests[0].note.repeats, "");
   EXPECT_EQ(h.client->requests[1].note.repeats, "answer");
+}
+
+TEST(Debate, TheTranscriptNamesItsUnitAndKeepsTheUsagesEstimateFlag) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  h.client->usage_estimated = true;
+  h.seed = 7;
+  const Transcript t = h.run("single");
+  EXPECT_EQ(t.task_id, "t1");
+  EXPECT_EQ(t.protocol, "single");
+  EXPECT_EQ(t.seed, 7u);
+  EXPECT_EQ(t.gold, "B");
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_TRUE(t.messages[0].tokens_estimated);
+}
+
+TEST(Debate, AnAgentsOwnPreviousAnswerIsItsLatestOne) {
+  // a1 answers A, then B, then is asked again: its request says its previous answer is B.
+  Harness h([](const ChatRequest& r) { return reply(r.note.round == 0 ? "A" : "B"); }, 3);
+  h.run("debate", {{"rounds", std::int64_t{2}}});
+  std::map<int, std::string> own_previous;
+  for (const auto& r : h.client->requests)
+    if (r.note.agent == "a1") own_previous[r.note.round] = r.note.own_previous.value_or("none");
+  EXPECT_EQ(own_previous[0], "none");
+  EXPECT_EQ(own_previous[1], "A");
+  EXPECT_EQ(own_previous[2], "B");
+}
+
+TEST(Budget, APromptIsReservedAtFourTokensAMessagePlusOneAThirdOfItsBytes) {
+  // The documented reservation (docs/protocols.md, "Budget"): per message 4 + ceil(bytes / 3),
+  // and at least 32 completion tokens must remain. A system prompt of 300 bytes makes the
+  // rounding matter (300 / 3 exactly).
+  const auto run = [](std::optional<std::int64_t> budget, ChatRequest* seen) {
+    Harness h([](const ChatRequest&) { return reply("B"); });
+    h.pool[0].system_prompt = std::string(300, 'x');
+    h.pool[0].sampling.max_tokens = 500;
+    const Transcript t = h.run("single", {}, budget);
+    if (seen && !h.client->requests.empty()) *seen = h.client->requests[0];
+    return t;
+  };
+  ChatRequest request;
+  run(std::nullopt, &request);
+  std::int64_t prompt = 0;
+  for (const auto& m : request.messages) prompt += 4 + static_cast<std::int64_t>((m.content.size() + 2) / 3);
+  ASSERT_EQ(request.messages.size(), 2u);
+  EXPECT_EQ(request.messages[0].content.size(), 300u);
+
+  const Transcript too_small = run(prompt + 31, nullptr);
+  EXPECT_EQ(too_small.status, DebateStatus::kBudget);
+  EXPECT_TRUE(too_small.messages.empty());
+  const Transcript just_enough = run(prompt + 32, &request);
+  EXPECT_EQ(just_enough.status, DebateStatus::kCompleted);
+  ASSERT_EQ(just_enough.messages.size(), 1u);
+  EXPECT_EQ(request.sampling.max_tokens, 32);  // the completion cap lowered to what is left
+}
+
+TEST(BestOf, DraftsOfSampleSCarrySampleIndicesSTimesNPlusI) {
+  Harness h([](const ChatRequest& r) -> std::string {
+    if (r.note.turn.rfind("judge", 0) == 0) return R"({"score": 3})";
+    return reply("B");
+  });
+  h.best_of = 2;
+  h.run("self_consistency", {{"samples", std::int64_t{3}}});
+  std::multiset<int> samples;
+  for (const auto& r : h.client->requests)
+    if (r.note.turn == "sample") samples.insert(r.note.sample);
+  EXPECT_EQ(samples, (std::multiset<int>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Debate, EmbeddingCallsAreAnnotatedWithTheirRoundAndTheEmbedder) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  h.client->embedding = [](const std::string&) -> std::variant<std::vector<double>, CallError> {
+    return std::vector<double>{1.0, 0.0};
+  };
+  h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  const Transcript t = h.run_with([](Debate& debate) -> Async<void> {
+    std::vector<std::string> texts = {"one", "two"};
+    std::string about = "a1, a2";
+    co_await debate.embed(std::move(texts), 3, std::move(about));
+  });
+  ASSERT_EQ(h.client->embedding_requests.size(), 1u);
+  const auto& note = h.client->embedding_requests[0].note;
+  EXPECT_EQ(note.round, 3);
+  EXPECT_EQ(note.agent, "emb");
+  EXPECT_EQ(note.turn, "embedding");
+  EXPECT_EQ(h.client->embedding_requests[0].model, "embed-model");
+  ASSERT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.messages[0].round, 3);
+  EXPECT_EQ(t.messages[0].role, "embedding");
 }
 
 TEST(Debate, ReaskCanBeDisabled) {

@@ -31,6 +31,7 @@ class ScriptedClient final : public LlmClient {
     response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
     response.usage.completion_tokens = estimate_tokens(response.text);
     response.usage.estimated = usage_estimated;
+    response.attempts = attempts;
     if (logprobs) response.logprobs = logprobs(request);
     co_return response;
   }
@@ -46,6 +47,7 @@ class ScriptedClient final : public LlmClient {
       response.vectors.push_back(std::get<std::vector<double>>(std::move(vector)));
       response.usage.prompt_tokens += estimate_tokens(text);
     }
+    response.attempts = attempts;
     co_return response;
   }
   bool simulated() const override { return true; }
@@ -55,6 +57,8 @@ class ScriptedClient final : public LlmClient {
   std::function<std::variant<std::vector<double>, CallError>(const std::string& text)> embedding;
   // Whether replies say their usage is an estimate (a server that reported none).
   bool usage_estimated = false;
+  // The attempts each reply reports having taken (retries before it succeeded + 1).
+  int attempts = 1;
   // The token log-probabilities of each reply (nullopt: the server returned none, the default).
   std::function<std::optional<LogprobStats>(const ChatRequest&)> logprobs;
 

@@ -184,7 +184,7 @@ TEST(Judge, RankFailsOverToInputOrderWhenNoJudgeIsValid) {
   EXPECT_EQ(v.order, (std::vector<std::size_t>{0, 1, 2}));
 }
 
-TEST(Judge, DefaultJudgeIsThePoolsFirstAgent) {
+TEST(Judge, WithNoDebaterSeatedTheDefaultJudgeIsThePoolsFirstAgent) {
   Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 2, 0);
   h.run_with([&](Debate& d) -> Async<void> { co_await Judge(d).score(kThree[1], 0); });
   EXPECT_EQ(h.client->requests.at(0).note.agent, "a1");
@@ -218,6 +218,23 @@ TEST(BestOfN, DraftsAtJitteredTemperaturesAndTheJudgesFavouriteIsKept) {
   EXPECT_EQ(t.completion_tokens(), tokens);
   bool event = false;
   for (const auto& e : t.events) event |= e.kind == "best_of" && e.detail.find("\"kept\":1") != std::string::npos;
+  EXPECT_TRUE(event);
+}
+
+TEST(BestOfN, TheHighestScoredDraftIsKeptWhereverItComes) {
+  // N = 3 around τ = 0.4: drafts at 0.25, 0.4 and 0.55; the first says B (scored 5 → 1.0), the
+  // others C and D (scored 2 → 0.25). The first draft is kept, though later ones score above -2.
+  Harness h([](const ChatRequest& r) -> std::string {
+    if (r.note.turn.rfind("judge", 0) == 0) return gold_loving_verdict(r);
+    return reply(r.sampling.temperature < 0.3 ? "B" : r.sampling.temperature < 0.5 ? "C" : "D");
+  }, 1, 1);
+  h.pool[0].sampling.temperature = 0.4;
+  h.best_of = 3;
+  const Transcript t = h.run("single");
+  EXPECT_EQ(t.final_answer, "B");
+  bool event = false;
+  for (const auto& e : t.events)
+    event |= e.kind == "best_of" && e.detail == R"({"agent":"a1","turn":"answer","scores":[1,0.25,0.25],"kept":0})";
   EXPECT_TRUE(event);
 }
 

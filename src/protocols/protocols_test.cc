@@ -196,9 +196,11 @@ TEST(Debate, UnparsableReplyIsReaskedOnce) {
   EXPECT_EQ(h.client->requests[1].note.repeats, "answer");
 }
 
-TEST(Debate, TheTranscriptNamesItsUnitAndKeepsTheUsagesEstimateFlag) {
+TEST(Debate, TheTranscriptNamesItsUnitAndKeepsWhatTheClientReported) {
   Harness h([](const ChatRequest&) { return reply("B"); });
   h.client->usage_estimated = true;
+  h.client->attempts = 3;
+  h.client->logprobs = [](const ChatRequest&) { return std::optional<LogprobStats>(LogprobStats{-2.5, 1.75, 12}); };
   h.seed = 7;
   const Transcript t = h.run("single");
   EXPECT_EQ(t.task_id, "t1");
@@ -207,6 +209,9 @@ TEST(Debate, TheTranscriptNamesItsUnitAndKeepsTheUsagesEstimateFlag) {
   EXPECT_EQ(t.gold, "B");
   ASSERT_EQ(t.messages.size(), 1u);
   EXPECT_TRUE(t.messages[0].tokens_estimated);
+  EXPECT_EQ(t.messages[0].attempts, 3);
+  EXPECT_EQ(t.messages[0].min_token_logprob, -2.5);
+  EXPECT_EQ(t.messages[0].perplexity, 1.75);
 }
 
 TEST(Debate, AnAgentsOwnPreviousAnswerIsItsLatestOne) {
@@ -268,6 +273,7 @@ TEST(Debate, EmbeddingCallsAreAnnotatedWithTheirRoundAndTheEmbedder) {
     return std::vector<double>{1.0, 0.0};
   };
   h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  h.client->attempts = 2;
   const Transcript t = h.run_with([](Debate& debate) -> Async<void> {
     std::vector<std::string> texts = {"one", "two"};
     std::string about = "a1, a2";
@@ -282,6 +288,7 @@ TEST(Debate, EmbeddingCallsAreAnnotatedWithTheirRoundAndTheEmbedder) {
   ASSERT_EQ(t.messages.size(), 1u);
   EXPECT_EQ(t.messages[0].round, 3);
   EXPECT_EQ(t.messages[0].role, "embedding");
+  EXPECT_EQ(t.messages[0].attempts, 2);
 }
 
 TEST(Debate, ReaskCanBeDisabled) {

@@ -2,6 +2,7 @@
 // which agent RA-CR silenced and why.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -197,6 +198,59 @@ TEST(RankAdaptiveCrossRound, AnAgentSilencedLastRoundHasNoScoreAndIsNotSilencedA
   ASSERT_EQ(silenced.size(), 2u);
   EXPECT_EQ(silenced[0], "a3");
   EXPECT_NE(silenced[1], "a3");
+}
+
+// How often each order of round 1 is sampled over `debates` seeds (ra_cr, no silencing).
+std::map<std::string, int> round1_orders(const testing::ScriptedClient::Script& script, int debates) {
+  std::map<std::string, int> counts;
+  for (int seed = 1; seed <= debates; ++seed) {
+    Harness h(script, 3, 1);
+    h.seed = static_cast<std::uint64_t>(seed);
+    h.judging.reasks = 0;
+    const Transcript t = h.run("ra_cr", {{"silence", std::int64_t{0}}});
+    for (const auto& e : t.events)
+      if (e.kind == "order" && e.round == 1) ++counts[e.detail];
+  }
+  return counts;
+}
+
+TEST(RankAdaptiveCrossRound, OrdersAreSampledByPlackettLuceOnExpOfRankBiasTimesScore) {
+  // Scores a1 0.5, a2 1, a3 0 with rank_bias 2: weights e, e², 1. Plackett–Luce gives, by
+  // hand, P(a2,a1,a3) = e²/(1+e+e²) · e/(1+e) = 0.4863, P(a1,a2,a3) = 0.2156,
+  // P(a2,a3,a1) = 0.1789, P(a3,a2,a1) = 0.0658, P(a1,a3,a2) = 0.0292, P(a3,a1,a2) = 0.0242.
+  // Over 3000 seeds each frequency lies within 4 binomial standard deviations.
+  constexpr int kDebates = 3000;
+  const auto counts = round1_orders(ranking_judge, kDebates);
+  const std::map<std::string, double> expected = {{"a2,a1,a3", 0.4863}, {"a1,a2,a3", 0.2156}, {"a2,a3,a1", 0.1789},
+                                                   {"a3,a2,a1", 0.0658}, {"a1,a3,a2", 0.0292}, {"a3,a1,a2", 0.0242}};
+  for (const auto& [order, p] : expected) {
+    const double seen = counts.count(order) ? counts.at(order) / static_cast<double>(kDebates) : 0.0;
+    EXPECT_NEAR(seen, p, 4 * std::sqrt(p * (1 - p) / kDebates)) << order;
+  }
+}
+
+TEST(RankAdaptiveCrossRound, AnAgentNoJudgeCouldScoreWeighsAsAScoreOfOneHalf) {
+  // a3's verdicts are malformed (no re-ask): it is unscored and weighs exp(2 · 0.5) = e beside
+  // a1's e and a2's e², so it opens round 1 with probability e / (2e + e²) = 0.2119.
+  const auto script = [](const ChatRequest& r) -> std::string {
+    if (r.note.turn.rfind("judge", 0) == 0 && r.note.shown.at(0).answer == "C") return "It is fine.";
+    return ranking_judge(r);
+  };
+  constexpr int kDebates = 3000;
+  int a3_first = 0;
+  for (const auto& [order, count] : round1_orders(script, kDebates))
+    if (order.rfind("a3,", 0) == 0) a3_first += count;
+  const double p = 0.2119;
+  EXPECT_NEAR(a3_first / static_cast<double>(kDebates), p, 4 * std::sqrt(p * (1 - p) / kDebates));
+}
+
+TEST(RankAdaptiveCrossRound, SilencingMoreAgentsThanThereAreLeavesOneSpeaker) {
+  Harness h(ranking_judge, 3, 1);
+  const Transcript t = h.run("ra_cr", {{"silence", std::int64_t{5}}});
+  std::set<std::string> round1;
+  for (const auto& m : t.messages)
+    if (m.round == 1 && m.role.rfind("judge", 0) != 0) round1.insert(m.agent);
+  EXPECT_EQ(round1, (std::set<std::string>{"a2"}));  // the best-scored speaks
 }
 
 TEST(RankAdaptiveCrossRound, SilencingCanBeTurnedOff) {

@@ -355,5 +355,30 @@ TEST(Registry, NamesAreUniqueAndDefaultsAreWithinBounds) {
   EXPECT_EQ(find_protocol("nope"), nullptr);
 }
 
+ParamValue default_of(const std::string& protocol, const std::string& param) {
+  for (const auto& spec : find_protocol(protocol)->params)
+    if (spec.name == param) return spec.default_value;
+  ADD_FAILURE() << protocol << " has no parameter " << param;
+  return ParamValue{};
+}
+
+TEST(Registry, DefaultsAreThePapersSettings) {
+  // Protocols paper §2.2 / App. A: three agents, two rounds, best-of-2 on every turn.
+  for (const char* name : {"ni", "wr", "cr", "ra_cr"}) {
+    EXPECT_EQ(default_of(name, "agents"), ParamValue(std::int64_t{3})) << name;
+    EXPECT_EQ(default_of(name, "rounds"), ParamValue(std::int64_t{2})) << name;
+    EXPECT_EQ(find_protocol(name)->default_best_of, 2) << name;
+  }
+  EXPECT_EQ(default_of("ra_cr", "silence"), ParamValue(std::int64_t{1}));  // "silences one per round"
+  EXPECT_EQ(default_of("ra_cr", "rank_bias"), ParamValue(2.0));             // ours: docs/protocols.md
+  // Du et al.'s main setting; Wang et al. as the quickstart runs it; iMAD's MAD (5 rounds).
+  EXPECT_EQ(default_of("debate", "agents"), ParamValue(std::int64_t{3}));
+  EXPECT_EQ(default_of("debate", "rounds"), ParamValue(std::int64_t{2}));
+  EXPECT_EQ(default_of("self_consistency", "samples"), ParamValue(std::int64_t{5}));
+  EXPECT_EQ(default_of("mad", "max_rounds"), ParamValue(std::int64_t{5}));
+  for (const char* name : {"single", "self_consistency", "debate", "mad", "group_debate"})
+    EXPECT_EQ(find_protocol(name)->default_best_of, 1) << name;
+}
+
 }  // namespace
 }  // namespace parley

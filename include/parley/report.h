@@ -65,6 +65,14 @@ struct SelectiveDecisions {
 // The MAD reference of SelectiveDecisions: the protocol labelled "mad".
 inline constexpr const char* kMadReference = "mad";
 
+// The mean of a per-debate quantity over the debates that define it, with its 95% percentile
+// bootstrap CI (2,000 resamples of those debates, seeded per protocol and quantity).
+struct MeanEstimate {
+  std::int64_t n = 0;  // debates that define the quantity
+  double mean = 0.0;
+  Interval ci;
+};
+
 struct ProtocolSummary {
   std::string name;
   std::int64_t n = 0;                 // debates (task × seed units)
@@ -73,14 +81,20 @@ struct ProtocolSummary {
   double tokens_in_mean = 0.0;        // prompt tokens per debate
   double tokens_out_mean = 0.0;       // completion tokens per debate
   double calls_mean = 0.0;            // LLM calls per debate
+  // 95% CIs of the token and call means, bootstrapped as accuracy_ci; tokens_ci is the CI of
+  // prompt + completion tokens per debate, whose mean is tokens_in_mean + tokens_out_mean.
+  Interval tokens_ci;
+  Interval tokens_in_ci;
+  Interval tokens_out_ci;
+  Interval calls_ci;
   double apt = 0.0;                   // accuracy × 100,000 / mean total tokens (iMAD App. B.1)
   double unparsed_rate = 0.0;         // debates without a parsable final answer / n
-  double latency_ms_mean = 0.0;       // debate wall time
+  double latency_ms_mean = 0.0;       // critical-path latency of the debate's LLM calls
   std::int64_t failed = 0;            // status failed
   std::int64_t budget = 0;            // status budget
   std::int64_t tokens_estimated = 0;  // debates with at least one estimated token count
-  // Mean of each per-debate metric (Transcript::metrics) over the debates that define it.
-  std::map<std::string, double> metrics_mean;
+  // Each per-debate metric (Transcript::metrics) over the debates that define it.
+  std::map<std::string, MeanEstimate> metrics;
   // Against kDecisionBaseline over the units both ran; absent for the baseline itself and when
   // the run has no protocol of that label.
   std::optional<DecisionBreakdown> vs_single;
@@ -115,7 +129,13 @@ struct Summary {
   std::optional<DifficultyBreakdown> difficulty;  // when a protocol recorded pre-debate priors
 };
 
-// Groups by protocol label in `protocol_order` (labels not listed follow, sorted).
+// The protocol labels of a run in report order: those of `protocol_order` that have
+// transcripts, then the rest, sorted.
+std::vector<std::string> protocols_in_order(const std::vector<Transcript>& transcripts,
+                                            const std::vector<std::string>& protocol_order);
+
+// Groups by protocol label, in protocols_in_order(transcripts, protocol_order). Every bootstrap
+// stream is derived from `bootstrap_seed`, the protocol's label and the quantity's name.
 Summary summarize(const std::vector<Transcript>& transcripts,
                   const std::vector<std::string>& protocol_order, bool simulated,
                   std::uint64_t bootstrap_seed = 20240601);

@@ -19,15 +19,16 @@ std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_
 
 // Percentile bootstrap CI of the mean of `values`: the (alpha/2, 1-alpha/2) quantiles of
 // bootstrap_means(values, seed, resamples) (linear interpolation between order statistics,
-// the "type 7" rule). Empty input gives {0, 0}.
+// the "type 7" rule), alpha in (0, 1). Empty input gives {0, 0}.
 Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed,
                            int resamples = 2000, double alpha = 0.05);
 
 // Wilson score interval for `successes` out of `n` at level 1 - alpha (z from the normal
-// quantile). n = 0 gives {0, 1}.
+// quantile); `successes` is clamped to [0, n]. n = 0 gives {0, 1}.
 Interval wilson_interval(std::int64_t successes, std::int64_t n, double alpha = 0.05);
 
-// Quantile of sorted data with linear interpolation (type 7). Requires non-empty input.
+// Quantile of sorted data with linear interpolation (type 7), p clamped to [0, 1]. Requires
+// non-empty input.
 double quantile_sorted(std::span<const double> sorted, double p);
 
 // Standard normal quantile (inverse CDF), |error| < 1e-9.

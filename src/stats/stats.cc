@@ -18,12 +18,13 @@ double mean(std::span<const double> values) {
 
 double quantile_sorted(std::span<const double> sorted, double p) {
   if (sorted.empty()) return 0.0;  // documented as a precondition; stay defined anyway
-  p = std::clamp(p, 0.0, 1.0);
-  const double position = p * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  if (below + 1 >= sorted.size()) return sorted.back();
+  const std::size_t last = sorted.size() - 1;
+  const double position = std::clamp(p, 0.0, 1.0) * static_cast<double>(last);
+  // At p = 1 both neighbours are the last value, so the result is exactly it.
+  const std::size_t below = std::min(static_cast<std::size_t>(std::floor(position)), last);
+  const std::size_t above = std::min(below + 1, last);
   const double fraction = position - static_cast<double>(below);
-  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+  return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 
 std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_t seed, int resamples) {
@@ -42,7 +43,6 @@ std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_
 
 Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed, int resamples, double alpha) {
   if (values.empty()) return {};
-  alpha = std::clamp(alpha, 0.0, 1.0);
   const std::vector<double> means = bootstrap_means(values, seed, resamples);
   return {quantile_sorted(means, alpha / 2.0), quantile_sorted(means, 1.0 - alpha / 2.0)};
 }

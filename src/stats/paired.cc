@@ -77,8 +77,7 @@ PairedBootstrap paired_bootstrap(std::span<const double> differences, std::uint6
 
 double paired_permutation_p(std::span<const double> differences, std::uint64_t seed, int resamples,
                             int exact_limit) {
-  const std::size_t n = differences.size();
-  if (n == 0) return 1.0;
+  const std::size_t n = differences.size();  // n = 0: the one empty pattern, p = 1
   // The statistic is |sum|, equivalent to |mean| for a fixed n.
   const double observed = std::abs(std::accumulate(differences.begin(), differences.end(), 0.0));
   auto at_least_as_extreme = [&](double sum) { return std::abs(sum) >= observed || same(std::abs(sum), observed); };
@@ -140,15 +139,15 @@ SignedRankTest wilcoxon_signed_rank(std::span<const double> differences) {
   const double expected = count * (count + 1.0) / 4.0;
   // R: exact <- (n < 50), and the exact branch only if !TIES && !ZEROES.
   if (n < 50 && !test.ties && test.zeros == 0) {
-    // Exact null distribution of W+: the number of subsets of {1..n} with each rank sum.
-    const std::size_t max_sum = n * (n + 1) / 2;
-    std::vector<double> ways(max_sum + 1, 0.0);
+    // Exact null distribution of W+ up to the smaller tail's end w: the number of subsets of
+    // {1..n} with each rank sum s <= w (by symmetry P(W+ >= V) = P(W+ <= n(n+1)/2 - V)).
+    const auto w = static_cast<std::size_t>(std::llround(std::min(test.statistic, count * (count + 1.0) / 2.0 - test.statistic)));
+    std::vector<double> ways(w + 1, 0.0);
     ways[0] = 1.0;
     for (std::size_t r = 1; r <= n; ++r)
-      for (std::size_t s = max_sum; s >= r; --s) ways[s] += ways[s - r];
-    const auto w = static_cast<std::size_t>(std::llround(std::min(test.statistic, count * (count + 1.0) / 2.0 - test.statistic)));
+      for (std::size_t s = w; s >= r; --s) ways[s] += ways[s - r];
     double tail = 0.0;
-    for (std::size_t s = 0; s <= w; ++s) tail += ways[s];
+    for (double count_of_sum : ways) tail += count_of_sum;
     test.p = std::min(1.0, 2.0 * tail / std::ldexp(1.0, static_cast<int>(n)));
     test.exact = true;
     return test;

@@ -55,6 +55,21 @@ TEST(Wilcoxon, TiesUseTheCorrectedNormalApproximation) {
   EXPECT_NEAR(test.p, 0.04858293092335843, 1e-12);
 }
 
+TEST(Wilcoxon, ExactNearTheCentreUsesTheWholeNullDistribution) {
+  // d = 1, -2, 3, ..., 9 (odd ranks positive): W+ = 25 of 45, so the smaller tail is W+ <= 20,
+  // which needs every rank up to 9. By enumeration of the 2^9 sign patterns 210 have a rank
+  // sum <= 20: p = 2 · 210/512 = 0.8203125 (R: psignrank(20, 9) · 2 = 0.8203). Flipping
+  // every sign gives W+ = 20 and the same p.
+  std::vector<double> d;
+  for (int i = 1; i <= 9; ++i) d.push_back(i % 2 == 1 ? i : -i);
+  const auto test = wilcoxon_signed_rank(d);
+  EXPECT_TRUE(test.exact);
+  EXPECT_DOUBLE_EQ(test.statistic, 25.0);
+  EXPECT_NEAR(test.p, 0.8203125, 1e-12);
+  for (double& v : d) v = -v;
+  EXPECT_NEAR(wilcoxon_signed_rank(d).p, 0.8203125, 1e-12);
+}
+
 TEST(Wilcoxon, ZerosWithoutTiesUseTheNormalApproximationAsR) {
   // PRR-like differences with two zeros and no tied |d|. R drops the zeros and, because there
   // were zeros, takes the normal approximation: n = 6, ranks of |d| 0.125, 0.25, ..., 0.75 are
@@ -122,6 +137,9 @@ TEST(Wilcoxon, DegenerateInputs) {
   EXPECT_DOUBLE_EQ(wilcoxon_signed_rank(std::vector<double>{2.5}).p, 1.0);
   // Six positive differences: p = 2 / 2^6.
   EXPECT_DOUBLE_EQ(wilcoxon_signed_rank(std::vector<double>{1, 2, 3, 4, 5, 6}).p, 2.0 / 64.0);
+  // W+ = 3 = E for n = 3: both tails hold the centre, 2 · P(W+ <= 3) = 2 · 5/8 > 1, so p = 1
+  // (R: min(2p, 1)).
+  EXPECT_DOUBLE_EQ(wilcoxon_signed_rank(std::vector<double>{1, 2, -3}).p, 1.0);
 }
 
 TEST(PermutationTest, ExactByEnumerationWorkedByHand) {

@@ -104,6 +104,10 @@ TEST(Compare, PairFamilyAdjustsEachPairAcrossItsMetrics) {
     EXPECT_NEAR(c->rows[i].wilcoxon_p, wilcoxon[i], 1e-12) << i;
     EXPECT_DOUBLE_EQ(c->rows[i].permutation_p_holm, permutation_holm[i]) << i;
     EXPECT_NEAR(c->rows[i].wilcoxon_p_holm, wilcoxon_holm[i], 1e-12) << i;
+    // BH within a pair of two: the larger p stays, the smaller is min(that, 2p) — here the
+    // same numbers as Holm.
+    EXPECT_DOUBLE_EQ(c->rows[i].permutation_p_bh, permutation_holm[i]) << i;
+    EXPECT_NEAR(c->rows[i].wilcoxon_p_bh, wilcoxon_holm[i], 1e-12) << i;
   }
 
   // The same rows in one family of four. Holm over 0.125, 0.25, 0.5, 1: 4·0.125 = 0.5,
@@ -176,6 +180,38 @@ TEST(Compare, PairSelections) {
             (std::vector<std::string>{"other", "debate", "single"}));
 }
 
+TEST(Compare, BuiltInMetricsReadTheTranscript) {
+  // "long": two calls in one round by two agents — prompt 100 + 20, completion 30 + 5,
+  // latency max(50, 70) = 70 (parallel agents), parsed. "short": one call, prompt 10,
+  // completion 4, latency 15, no final answer (unparsed, so wrong).
+  Transcript a = unit("long", "q1", true, 100);
+  a.messages[0].agent = "a1";
+  a.messages[0].completion_tokens = 30;
+  a.messages[0].latency_ms = 50;
+  MessageRecord second;
+  second.agent = "a2";
+  second.prompt_tokens = 20;
+  second.completion_tokens = 5;
+  second.latency_ms = 70;
+  a.messages.push_back(second);
+  Transcript b = unit("short", "q1", false, 10);
+  b.messages[0].completion_tokens = 4;
+  b.messages[0].latency_ms = 15;
+  b.final_answer.reset();
+  const std::vector<std::string> metrics = {"accuracy", "tokens", "tokens_in", "tokens_out",
+                                            "calls", "latency_ms", "unparsed"};
+  auto c = compare_protocols({a, b}, {{"long", "short"}}, metrics, AdjustmentFamily::kPair, false);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->rows.size(), metrics.size());
+  const std::vector<std::pair<double, double>> expected = {{1, 0}, {155, 14}, {120, 10}, {35, 4},
+                                                           {2, 1},  {70, 15},  {0, 1}};
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    EXPECT_EQ(c->rows[i].metric, metrics[i]);
+    EXPECT_DOUBLE_EQ(c->rows[i].first_mean, expected[i].first) << metrics[i];
+    EXPECT_DOUBLE_EQ(c->rows[i].second_mean, expected[i].second) << metrics[i];
+  }
+}
+
 TEST(Compare, TranscriptMetricsAreComparableWhereDefined) {
   auto all = run();
   all[0].metrics["flip_rate"] = 0.0;
@@ -228,12 +264,29 @@ TEST(Compare, JsonAndTable) {
   EXPECT_DOUBLE_EQ(row["first_mean"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(row["second_mean"].get<double>(), 0.5);
   EXPECT_EQ(row["wilcoxon_exact"], false);
+  EXPECT_EQ(row["n"], 4);
+  EXPECT_EQ(row["metric"], "accuracy");
+  EXPECT_DOUBLE_EQ(row["difference"].get<double>(), 0.5);
+  EXPECT_EQ(row["family_size"], 1);
+  // One row: every adjusted p is the raw one (a family of one).
+  EXPECT_DOUBLE_EQ(row["permutation_p"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(row["permutation_p_holm"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(row["permutation_p_bh"].get<double>(), 0.5);
+  EXPECT_NEAR(row["wilcoxon_p"].get<double>(), 0.34577858615116031, 1e-12);
+  EXPECT_NEAR(row["wilcoxon_p_holm"].get<double>(), 0.34577858615116031, 1e-12);
+  EXPECT_NEAR(row["wilcoxon_p_bh"].get<double>(), 0.34577858615116031, 1e-12);
+  EXPECT_EQ(row["ci_percentile"], nlohmann::json::array({c->rows[0].difference.percentile.lo,
+                                                         c->rows[0].difference.percentile.hi}));
+  EXPECT_EQ(row["ci_bca"], nlohmann::json::array({c->rows[0].difference.bca.lo, c->rows[0].difference.bca.hi}));
   for (const char* key : {"metric", "n", "difference", "ci_percentile", "ci_bca", "permutation_p", "permutation_p_holm",
                           "permutation_p_bh", "wilcoxon_p", "wilcoxon_p_holm", "wilcoxon_p_bh"})
     EXPECT_TRUE(row.contains(key)) << key;
   const auto table = render_comparison(*c);
   EXPECT_EQ(table.rfind("SIMULATED", 0), 0u);
-  EXPECT_NE(table.find("debate vs single  accuracy"), std::string::npos);
+  // Columns: the comparison padded to its longest label (16 here, at least 10), metric to 10,
+  // n to 5, the two means to 10 each (4 significant digits), two spaces between.
+  EXPECT_NE(table.find("\ncomparison        metric          n      mean A      mean B  "), std::string::npos) << table;
+  EXPECT_NE(table.find("\ndebate vs single  accuracy        4           1         0.5  "), std::string::npos) << table;
   EXPECT_NE(table.find("+0.5 ["), std::string::npos);
 }
 

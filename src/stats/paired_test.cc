@@ -121,6 +121,19 @@ TEST(Wilcoxon, RoundingNoiseIsNeitherATieBreakerNorADifference) {
   EXPECT_NEAR(test.p, 0.17356816655592144, 1e-12);
 }
 
+TEST(Wilcoxon, TheTieToleranceIsRelativeForLargeDifferences) {
+  // Latency-like differences: 1500.3 - 300.1 is 1200.1999999999998, 2.3e-13 from 1200.2 —
+  // within 1e-12 relative, so a tie: ranks 350.5 -> 1 (negative), 1200.2 x2 -> 2.5, 2000 -> 4,
+  // W+ = 9, n = 4, normal approximation: E = 5, Var = 7.5 - 6/48 = 7.375,
+  // z = (9 - 5 - 0.5)/sqrt(7.375), p = 0.197466 (r_normal of {1200.2, 1200.2, -350.5, 2000}).
+  // Without the tie the exact test would give 2 · 2/16 = 0.25.
+  const std::vector<double> d = {1500.3 - 300.1, 1200.2, -350.5, 2000.0};
+  const auto test = wilcoxon_signed_rank(d);
+  EXPECT_TRUE(test.ties);
+  EXPECT_DOUBLE_EQ(test.statistic, 9.0);
+  EXPECT_NEAR(test.p, 0.1974660733580187, 1e-12);
+}
+
 TEST(Wilcoxon, NegativeStatisticSide) {
   // The mirror of the zeros case: every sign flipped, W+ = 1, z = (1 - 10.5 + 0.5)/sqrt(22.75):
   // the continuity correction moves towards E from below; same p as above (r_normal).
@@ -251,6 +264,18 @@ TEST(Bca, IntervalOnTheCompleteBootstrapMatchesEfron) {
   const Interval b = bca_interval(other, every_resample_mean(other), 0.1);
   EXPECT_NEAR(b.lo, 0.8, 1e-12);
   EXPECT_NEAR(b.hi, 4.8, 1e-12);
+}
+
+TEST(Bca, BiasShareIsKeptOffZero) {
+  // Every resampled mean above the observed 0.5 (a sample too small to reach it): the share
+  // below is 0, kept at 0.5/B = 0.125, z0 = Phi^-1(0.125) = -1.1503494; a = 0 for {0, 1};
+  // levels Phi(2 z0 -/+ 1.959964) = 1.01911e-5 and 0.366652; type-7 quantiles of
+  // {0.6, 0.7, 0.8, 0.9}: 0.6000030573, 0.7099954884 (python, as above).
+  const std::vector<double> values = {0, 1};
+  const std::vector<double> means = {0.6, 0.7, 0.8, 0.9};
+  const Interval ci = bca_interval(values, means, 0.05);
+  EXPECT_NEAR(ci.lo, 0.6000030573240173, 1e-12);
+  EXPECT_NEAR(ci.hi, 0.7099954883988029, 1e-12);
 }
 
 TEST(PairedBootstrap, ConvergesToTheCompleteBootstrapIntervals) {

@@ -65,6 +65,14 @@ struct SelectiveDecisions {
 // The MAD reference of SelectiveDecisions: the protocol labelled "mad".
 inline constexpr const char* kMadReference = "mad";
 
+// The mean of a per-debate quantity over the debates that define it, with its 95% percentile
+// bootstrap CI (2,000 resamples of those debates, seeded per protocol and quantity).
+struct MeanEstimate {
+  std::int64_t n = 0;  // debates that define the quantity
+  double mean = 0.0;
+  Interval ci;
+};
+
 struct ProtocolSummary {
   std::string name;
   std::int64_t n = 0;                 // debates (task × seed units)
@@ -73,14 +81,20 @@ struct ProtocolSummary {
   double tokens_in_mean = 0.0;        // prompt tokens per debate
   double tokens_out_mean = 0.0;       // completion tokens per debate
   double calls_mean = 0.0;            // LLM calls per debate
+  // 95% CIs of the token and call means, bootstrapped as accuracy_ci; tokens_ci is the CI of
+  // prompt + completion tokens per debate, whose mean is tokens_in_mean + tokens_out_mean.
+  Interval tokens_ci;
+  Interval tokens_in_ci;
+  Interval tokens_out_ci;
+  Interval calls_ci;
   double apt = 0.0;                   // accuracy × 100,000 / mean total tokens (iMAD App. B.1)
   double unparsed_rate = 0.0;         // debates without a parsable final answer / n
-  double latency_ms_mean = 0.0;       // debate wall time
+  double latency_ms_mean = 0.0;       // critical-path latency of the debate's LLM calls
   std::int64_t failed = 0;            // status failed
   std::int64_t budget = 0;            // status budget
   std::int64_t tokens_estimated = 0;  // debates with at least one estimated token count
-  // Mean of each per-debate metric (Transcript::metrics) over the debates that define it.
-  std::map<std::string, double> metrics_mean;
+  // Each per-debate metric (Transcript::metrics) over the debates that define it.
+  std::map<std::string, MeanEstimate> metrics;
   // Against kDecisionBaseline over the units both ran; absent for the baseline itself and when
   // the run has no protocol of that label.
   std::optional<DecisionBreakdown> vs_single;
@@ -115,7 +129,13 @@ struct Summary {
   std::optional<DifficultyBreakdown> difficulty;  // when a protocol recorded pre-debate priors
 };
 
-// Groups by protocol label in `protocol_order` (labels not listed follow, sorted).
+// The protocol labels of a run in report order: those of `protocol_order` that have
+// transcripts, then the rest, sorted.
+std::vector<std::string> protocols_in_order(const std::vector<Transcript>& transcripts,
+                                            const std::vector<std::string>& protocol_order);
+
+// Groups by protocol label, in protocols_in_order(transcripts, protocol_order). Every bootstrap
+// stream is derived from `bootstrap_seed`, the protocol's label and the quantity's name.
 Summary summarize(const std::vector<Transcript>& transcripts,
                   const std::vector<std::string>& protocol_order, bool simulated,
                   std::uint64_t bootstrap_seed = 20240601);
@@ -155,17 +175,40 @@ std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& si
 // name in a transcript's `metrics` map.
 std::vector<std::string> builtin_compare_metrics();
 
-// One protocol against the baseline on one metric, over the (task, seed) units both ran.
+// Two protocols compared over the (task, seed) units both ran; the difference is first −
+// second (debate-protocols Table 2: "the paired mean difference (first minus second)").
+struct ProtocolPair {
+  std::string first;
+  std::string second;
+  bool operator==(const ProtocolPair&) const = default;
+};
+// Every protocol of `protocols` but the baseline, in that order, against the baseline.
+std::vector<ProtocolPair> pairs_against(const std::vector<std::string>& protocols, const std::string& baseline);
+// Every pair of `protocols`, the earlier one first: (p0, p1), (p0, p2), …, (p1, p2), …
+std::vector<ProtocolPair> all_pairs(const std::vector<std::string>& protocols);
+
+// The family within which Holm and Benjamini–Hochberg adjust each test's p-values.
+enum class AdjustmentFamily {
+  kPair,  // each protocol pair across its metrics (debate-protocols §2.4: "within each
+          // protocol comparison family across the three primary metrics")
+  kAll,   // every row of the comparison
+};
+const char* family_name(AdjustmentFamily family);  // "pair", "all"
+
+// One pair on one metric, over the units both ran with the metric defined on both sides.
 struct ComparisonRow {
-  std::string protocol;
+  std::string first;
+  std::string second;
   std::string metric;
   std::int64_t n = 0;                 // matched units with the metric defined on both sides
-  double baseline_mean = 0.0;
-  double protocol_mean = 0.0;
-  PairedBootstrap difference;         // protocol - baseline: mean, percentile and BCa 95% CIs
+  double first_mean = 0.0;
+  double second_mean = 0.0;
+  PairedBootstrap difference;         // first - second: mean, percentile and BCa 95% CIs
   double permutation_p = 1.0;         // two-sided paired sign-flip test
   double wilcoxon_p = 1.0;            // two-sided Wilcoxon signed-rank test
-  double permutation_p_holm = 1.0;    // adjusted across the family (all rows)
+  bool wilcoxon_exact = false;        // its p is exact (else the normal approximation)
+  std::int64_t family_size = 0;       // rows adjusted together with this one (itself included)
+  double permutation_p_holm = 1.0;
   double permutation_p_bh = 1.0;
   double wilcoxon_p_holm = 1.0;
   double wilcoxon_p_bh = 1.0;
@@ -173,18 +216,19 @@ struct ComparisonRow {
 
 struct Comparison {
   bool simulated = false;
-  std::string baseline;
-  std::vector<ComparisonRow> rows;  // protocols in `protocol_order`, metrics in the given order
-  // "protocol metric" pairs with no matched unit defining the metric on both sides (e.g. U_sys
-  // against a single agent): not tested, not in the adjustment family.
+  AdjustmentFamily family = AdjustmentFamily::kPair;
+  std::vector<ComparisonRow> rows;  // pairs in the order given, each with its metrics in order
+  // "first vs second: metric" with no matched unit defining the metric on both sides (e.g.
+  // U_sys against a single agent): not tested, in no adjustment family.
   std::vector<std::string> not_compared;
 };
 
-// Every protocol other than the baseline, on each metric. Errors: unknown baseline, a metric
-// no transcript defines. Deterministic for a seed.
-Result<Comparison> compare_protocols(const std::vector<Transcript>& transcripts,
-                                     const std::vector<std::string>& protocol_order, const std::string& baseline,
-                                     const std::vector<std::string>& metrics, bool simulated,
+// Each pair on each metric. Errors: no pair; a protocol that has no transcript; a pair of a
+// protocol with itself, or listed twice (in either order); a metric no transcript defines.
+// Deterministic for a seed; a pair's resampling does not depend on its order or position, so
+// b:a gives the mirror image of a:b.
+Result<Comparison> compare_protocols(const std::vector<Transcript>& transcripts, const std::vector<ProtocolPair>& pairs,
+                                     const std::vector<std::string>& metrics, AdjustmentFamily family, bool simulated,
                                      std::uint64_t seed = 20240601);
 
 std::string comparison_to_json(const Comparison& comparison);  // pretty-printed

@@ -13,18 +13,22 @@ struct Interval {
   double hi = 0.0;
 };
 
-// Percentile bootstrap CI of the mean of `values`: `resamples` resamples with replacement
-// drawn with parley's Rng seeded by `seed`; the interval is the (alpha/2, 1-alpha/2)
-// quantiles of the resampled means (linear interpolation between order statistics, the
-// "type 7" rule). Empty input gives {0, 0}.
+// The means of `resamples` (at least 1) resamples of `values` with replacement, each drawing
+// n indices with parley's Rng seeded by `seed`, in ascending order. Empty input gives none.
+std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_t seed, int resamples);
+
+// Percentile bootstrap CI of the mean of `values`: the (alpha/2, 1-alpha/2) quantiles of
+// bootstrap_means(values, seed, resamples) (linear interpolation between order statistics,
+// the "type 7" rule), alpha in (0, 1). Empty input gives {0, 0}.
 Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed,
                            int resamples = 2000, double alpha = 0.05);
 
 // Wilson score interval for `successes` out of `n` at level 1 - alpha (z from the normal
-// quantile). n = 0 gives {0, 1}.
+// quantile); `successes` is clamped to [0, n]. n = 0 gives {0, 1}.
 Interval wilson_interval(std::int64_t successes, std::int64_t n, double alpha = 0.05);
 
-// Quantile of sorted data with linear interpolation (type 7). Requires non-empty input.
+// Quantile of sorted data with linear interpolation (type 7), p clamped to [0, 1]. Requires
+// non-empty input.
 double quantile_sorted(std::span<const double> sorted, double p);
 
 // Standard normal quantile (inverse CDF), |error| < 1e-9.
@@ -50,9 +54,13 @@ struct PairedBootstrap {
 PairedBootstrap paired_bootstrap(std::span<const double> differences, std::uint64_t seed,
                                  int resamples = 10000, double alpha = 0.05);
 
-// The BCa ingredients, exposed for tests: jackknife acceleration of the mean,
-// a = sum (d_i - mean)^3 / (6 (sum (d_i - mean)^2)^(3/2)), and the adjusted quantile levels
-// Phi(z0 + (z0 + z_p) / (1 - a (z0 + z_p))) for p = alpha/2 and 1 - alpha/2.
+// The BCa steps, exposed for tests. The interval from the sorted resampled means of `values`
+// (any resampling: paired_bootstrap's random one, or a test's complete enumeration): z0 =
+// Phi^-1(share of the means below mean(values), ties counting half, kept within
+// [0.5/B, 1 - 0.5/B]), then the type-7 quantiles at bca_levels(z0, acceleration). The jackknife
+// acceleration of the mean, a = sum (d_i - mean)^3 / (6 (sum (d_i - mean)^2)^(3/2)). The
+// adjusted quantile levels Phi(z0 + (z0 + z_p) / (1 - a (z0 + z_p))), p = alpha/2, 1 - alpha/2.
+Interval bca_interval(std::span<const double> values, std::span<const double> sorted_means, double alpha);
 double jackknife_acceleration_of_mean(std::span<const double> differences);
 Interval bca_levels(double z0, double acceleration, double alpha);
 
@@ -63,13 +71,21 @@ Interval bca_levels(double z0, double acceleration, double alpha);
 double paired_permutation_p(std::span<const double> differences, std::uint64_t seed, int resamples = 10000,
                             int exact_limit = 20);
 
-// Wilcoxon signed-rank test, two-sided. Zero differences are dropped (Wilcoxon's method); tied
-// |d| get average ranks. `statistic` is W+ (the sum of the ranks of positive differences, R's
-// V). Exact p from the null distribution when no ties and n <= 50; otherwise the normal
-// approximation with tie correction and continuity correction. n = 0 gives p = 1.
+// Wilcoxon signed-rank test, two-sided, as R's wilcox.test(x, y, paired = TRUE) with its
+// defaults (exact = NULL, correct = TRUE, zero.method = "Wilcoxon"): zero differences are
+// dropped; tied |d| get average ranks; `statistic` is W+ (the sum of the ranks of the positive
+// differences, R's V). The p-value is exact (the null distribution of W+) only when fewer than
+// 50 differences remain and none were zero or tied; otherwise it is the normal approximation
+// with the tie-corrected variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48 and the continuity
+// correction: z = (W+ - n(n+1)/4 - sign(W+ - n(n+1)/4)/2) / sd, p = 2 Phi(-|z|).
+// Departures from R: |d| within 1e-12 (relative to max(1, |d|)) of each other count as tied
+// and |d| <= 1e-12 as zero, so rounding noise in metric differences neither breaks a tie nor
+// makes a zero (R compares exactly); no difference left gives p = 1 (R stops with an error).
 struct SignedRankTest {
   double statistic = 0.0;
-  std::int64_t n = 0;  // non-zero differences
+  std::int64_t n = 0;      // non-zero differences
+  std::int64_t zeros = 0;  // differences dropped as zero
+  bool ties = false;       // two non-zero |d| share a rank
   double p = 1.0;
   bool exact = false;
 };

@@ -105,9 +105,33 @@ int command_report(const std::string& dir, bool json) {
 struct CompareArgs {
   std::string dir;
   std::string baseline;
+  std::vector<std::string> pairs;  // "first:second"
+  bool all_pairs = false;
   std::vector<std::string> metrics;
+  std::string family = "pair";
   bool json = false;
 };
+
+// The pairs a compare command asks for: --pairs, --all-pairs, or each protocol against the
+// baseline (default "single" when the run has it, else the first protocol).
+Result<std::vector<ProtocolPair>> requested_pairs(const CompareArgs& args, const std::vector<std::string>& protocols) {
+  if (args.all_pairs) return all_pairs(protocols);
+  if (args.pairs.empty()) {
+    std::string baseline = args.baseline;
+    if (baseline.empty() && !protocols.empty())
+      baseline = std::find(protocols.begin(), protocols.end(), "single") != protocols.end() ? "single" : protocols.front();
+    return pairs_against(protocols, baseline);  // compare_protocols refuses an unknown baseline
+  }
+  std::vector<ProtocolPair> pairs;
+  for (const auto& item : args.pairs) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size() ||
+        item.find(':', colon + 1) != std::string::npos)
+      return Error{fmt::format("--pairs: '{}' is not FIRST:SECOND", item)};
+    pairs.push_back({item.substr(0, colon), item.substr(colon + 1)});
+  }
+  return pairs;
+}
 
 int command_compare(const CompareArgs& args) {
   auto run = read_run(args.dir);
@@ -115,17 +139,15 @@ int command_compare(const CompareArgs& args) {
     fmt::print(stderr, "parley: {}\n", run.error().message);
     return kExitUsage;
   }
-  std::string baseline = args.baseline;
-  if (baseline.empty()) {
-    // "single" when the run has it (the papers' reference point), else the first protocol.
-    const auto& order = run->protocol_order;
-    baseline = std::find(order.begin(), order.end(), "single") != order.end() ? "single"
-               : order.empty()                                                 ? ""
-                                                                               : order.front();
+  auto pairs = requested_pairs(args, protocols_in_order(run->transcripts, run->protocol_order));
+  if (!pairs) {
+    fmt::print(stderr, "parley: {}\n", pairs.error().message);
+    return kExitUsage;
   }
   const std::vector<std::string> metrics =
       args.metrics.empty() ? std::vector<std::string>{"accuracy", "tokens", "calls"} : args.metrics;
-  auto comparison = compare_protocols(run->transcripts, run->protocol_order, baseline, metrics, run->simulated);
+  const AdjustmentFamily family = args.family == "all" ? AdjustmentFamily::kAll : AdjustmentFamily::kPair;
+  auto comparison = compare_protocols(run->transcripts, *pairs, metrics, family, run->simulated);
   if (!comparison) {
     fmt::print(stderr, "parley: {}\n", comparison.error().message);
     return kExitUsage;
@@ -213,12 +235,30 @@ int main_impl(int argc, char** argv) {
   report->add_flag("--json", report_json, "Print summary.json instead of the table");
 
   CompareArgs compare_args;
-  auto* compare = app.add_subcommand("compare", "Paired comparison of each protocol with a baseline over matched units");
+  auto* compare = app.add_subcommand(
+      "compare", "Paired comparison of protocols over matched (task, seed) units: bootstrap CIs, permutation and "
+                 "Wilcoxon tests, Holm and Benjamini-Hochberg adjustment");
   compare->add_option("dir", compare_args.dir, "Run directory (holds results.sqlite)")->required();
-  compare->add_option("--baseline", compare_args.baseline, "Baseline protocol label (default: single, else the first)");
+  auto* baseline_option = compare->add_option(
+      "--baseline", compare_args.baseline,
+      "Compare every other protocol with this one (the default pairs; baseline default: single, else the first)");
+  auto* pairs_option =
+      compare->add_option("--pairs", compare_args.pairs,
+                          "Compare these pairs instead, FIRST:SECOND (difference = FIRST - SECOND), comma-separated "
+                          "or repeated, e.g. --pairs wr:cr,cr:ra_cr")
+          ->delimiter(',')
+          ->excludes(baseline_option);
+  compare->add_flag("--all-pairs", compare_args.all_pairs,
+                    "Compare every pair of protocols, the earlier in the experiment first")
+      ->excludes(baseline_option)
+      ->excludes(pairs_option);
   compare->add_option("--metric", compare_args.metrics,
                       "Metric(s) to compare: accuracy, tokens, tokens_in, tokens_out, calls, latency_ms, unparsed, "
                       "or a per-debate metric name (default: accuracy tokens calls)");
+  compare->add_option("--family", compare_args.family,
+                      "Holm/BH family: pair = each pair across its metrics (the protocols paper), all = every row")
+      ->check(CLI::IsMember({"pair", "all"}))
+      ->capture_default_str();
   compare->add_flag("--json", compare_args.json, "Print JSON instead of the table");
 
   auto* protocols = app.add_subcommand("protocols", "List the protocols with their parameters and defaults");

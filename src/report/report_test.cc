@@ -88,11 +88,102 @@ TEST(Summarize, MetricMeansOverTheDebatesThatDefineThem) {
   run[1].metrics["prr"] = 0.0;
   run[2].metrics["cf"] = 0.9;
   const Summary s = summarize(run, {"single"}, false);
-  EXPECT_DOUBLE_EQ(s.protocols[0].metrics_mean.at("prr"), 0.25);  // (0.5 + 0) / 2, not / 4
-  EXPECT_DOUBLE_EQ(s.protocols[0].metrics_mean.at("cf"), 0.9);
-  EXPECT_TRUE(s.protocols[1].metrics_mean.empty());
+  const auto& prr = s.protocols[0].metrics.at("prr");
+  EXPECT_EQ(prr.n, 2);
+  EXPECT_DOUBLE_EQ(prr.mean, 0.25);  // (0.5 + 0) / 2, not / 4
+  // Resampling the two debates that define it: means 0 (1/4), 0.25 (1/2), 0.5 (1/4), so the
+  // 2.5% and 97.5% quantiles are 0 and 0.5 (each end has 25% of the mass, far from the
+  // levels). Over all four debates, with the missing ones as 0, the top would be 0.375.
+  EXPECT_DOUBLE_EQ(prr.ci.lo, 0.0);
+  EXPECT_DOUBLE_EQ(prr.ci.hi, 0.5);
+  const auto& cf = s.protocols[0].metrics.at("cf");
+  EXPECT_EQ(cf.n, 1);
+  EXPECT_DOUBLE_EQ(cf.mean, 0.9);
+  EXPECT_DOUBLE_EQ(cf.ci.lo, 0.9);
+  EXPECT_DOUBLE_EQ(cf.ci.hi, 0.9);
+  EXPECT_TRUE(s.protocols[1].metrics.empty());
   const auto j = nlohmann::json::parse(summary_to_json(s));
   EXPECT_DOUBLE_EQ(j["protocols"][0]["metrics"]["prr"].get<double>(), 0.25);
+  EXPECT_EQ(j["protocols"][0]["metrics_n"]["prr"], 2);
+  EXPECT_EQ(j["protocols"][0]["metrics_ci"]["prr"], nlohmann::json::parse("[0.0, 0.5]"));
+  EXPECT_EQ(j["protocols"][0]["metrics_ci"]["cf"], nlohmann::json::parse("[0.9, 0.9]"));
+}
+
+// Two debates of one protocol whose every cost differs: tokens in 90 and 280, out 10 and 20
+// (totals 100 and 300), calls 1 and 3.
+std::vector<Transcript> two_costs() {
+  auto a = debate("debate", "q1", true, 90, 1);
+  auto b = debate("debate", "q2", false, 270, 1);
+  b.messages[0].completion_tokens = 10;
+  MessageRecord more;
+  more.agent = "a2";
+  more.prompt_tokens = 5;
+  more.completion_tokens = 5;
+  b.messages.push_back(more);
+  b.messages.push_back(more);  // b: in 270 + 5 + 5 = 280, out 10 + 5 + 5 = 20, 3 calls
+  return {a, b};
+}
+
+TEST(Summarize, EveryMeanHasItsOwnBootstrapCi) {
+  // Two debates: resampled means are the low value (1/4), the midpoint (1/2) or the high value
+  // (1/4), so each 95% CI is [low, high] whatever the stream; a CI taken from the wrong
+  // quantity shows at once.
+  const Summary s = summarize(two_costs(), {}, false);
+  const ProtocolSummary& p = s.protocols.at(0);
+  EXPECT_DOUBLE_EQ(p.tokens_in_mean, 185.0);
+  EXPECT_DOUBLE_EQ(p.tokens_out_mean, 15.0);
+  EXPECT_DOUBLE_EQ(p.calls_mean, 2.0);
+  EXPECT_DOUBLE_EQ(p.tokens_ci.lo, 100.0);
+  EXPECT_DOUBLE_EQ(p.tokens_ci.hi, 300.0);
+  EXPECT_DOUBLE_EQ(p.tokens_in_ci.lo, 90.0);
+  EXPECT_DOUBLE_EQ(p.tokens_in_ci.hi, 280.0);
+  EXPECT_DOUBLE_EQ(p.tokens_out_ci.lo, 10.0);
+  EXPECT_DOUBLE_EQ(p.tokens_out_ci.hi, 20.0);
+  EXPECT_DOUBLE_EQ(p.calls_ci.lo, 1.0);
+  EXPECT_DOUBLE_EQ(p.calls_ci.hi, 3.0);
+  EXPECT_DOUBLE_EQ(p.accuracy_ci.lo, 0.0);
+  EXPECT_DOUBLE_EQ(p.accuracy_ci.hi, 1.0);
+  const auto row = nlohmann::json::parse(summary_to_json(s))["protocols"][0];
+  EXPECT_DOUBLE_EQ(row["tokens_mean"].get<double>(), 200.0);
+  EXPECT_EQ(row["tokens_ci"], nlohmann::json::parse("[100.0, 300.0]"));
+  EXPECT_EQ(row["tokens_in_ci"], nlohmann::json::parse("[90.0, 280.0]"));
+  EXPECT_EQ(row["tokens_out_ci"], nlohmann::json::parse("[10.0, 20.0]"));
+  EXPECT_EQ(row["calls_ci"], nlohmann::json::parse("[1.0, 3.0]"));
+}
+
+TEST(Summarize, CiStreamsDifferByProtocolAndQuantity) {
+  // Eight debates with the same 0/1 outcomes for accuracy and for a metric, under two labels:
+  // each (protocol, quantity) resamples with its own stream, and a rerun repeats every one.
+  std::vector<Transcript> run;
+  for (const char* protocol : {"x", "y"}) {
+    for (int i = 0; i < 8; ++i) {
+      run.push_back(debate(protocol, "q" + std::to_string(i), i % 3 == 0, 100, 1));
+      run.back().metrics["cf"] = i % 3 == 0 ? 1.0 : 0.0;
+    }
+  }
+  const Summary s = summarize(run, {}, false, 7);
+  const auto& x = s.protocols[0];
+  const auto& y = s.protocols[1];
+  const auto differs = [](const Interval& a, const Interval& b) { return a.lo != b.lo || a.hi != b.hi; };
+  EXPECT_TRUE(differs(x.accuracy_ci, y.accuracy_ci) || differs(x.metrics.at("cf").ci, y.metrics.at("cf").ci));
+  EXPECT_TRUE(differs(x.accuracy_ci, x.metrics.at("cf").ci) || differs(y.accuracy_ci, y.metrics.at("cf").ci));
+  EXPECT_EQ(summary_to_json(summarize(run, {}, false, 7)), summary_to_json(s));
+}
+
+TEST(Table, MeansWithCisForThePapersMetrics) {
+  auto run = two_costs();
+  run[0].metrics["prr"] = 0.25;
+  run[1].metrics["prr"] = 0.75;
+  run[0].metrics["u_sys"] = 0.5;
+  const std::string table = render_table(summarize(run, {}, false));
+  EXPECT_NE(table.find("mean [95% bootstrap CI] over the debates that define each (every metric is in "
+                       "summary.json):\n"
+                       "protocol  tokens                  prr\n"
+                       "debate    200 [100, 300]          0.500 [0.250, 0.750]\n"
+                       "protocol  u_sys\n"
+                       "debate    0.500 [0.500, 0.500]\n"),
+            std::string::npos)
+      << table;
 }
 
 TEST(SummaryJson, HasTheDocumentedShape) {

@@ -3,6 +3,7 @@
 // time), so a resumed run summarises exactly like an uninterrupted one.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,43 +14,51 @@
 namespace parley {
 namespace {
 
+// The CI of a mean: each (protocol, quantity) its own resampling stream, independent of the
+// order protocols and quantities appear in.
+Interval mean_ci(const std::vector<double>& values, std::uint64_t bootstrap_seed, const std::string& protocol,
+                 const std::string& quantity) {
+  return bootstrap_mean_ci(values, HashBuilder().add(bootstrap_seed).add(protocol).add(quantity).value());
+}
+
 ProtocolSummary summarize_one(const std::string& name, const std::vector<const Transcript*>& debates,
                               std::uint64_t bootstrap_seed) {
   ProtocolSummary s;
   s.name = name;
   s.n = static_cast<std::int64_t>(debates.size());
   if (debates.empty()) return s;
-  std::vector<double> correct;
-  double tokens_in = 0, tokens_out = 0, calls = 0, latency = 0;
+  std::vector<double> correct, tokens, tokens_in, tokens_out, calls;
+  double latency = 0;
   std::int64_t unparsed = 0;
+  std::map<std::string, std::vector<double>> metric_values;  // over the debates that define each
   for (const Transcript* t : debates) {
     correct.push_back(t->correct ? 1.0 : 0.0);
-    tokens_in += static_cast<double>(t->prompt_tokens());
-    tokens_out += static_cast<double>(t->completion_tokens());
-    calls += static_cast<double>(t->calls());
+    tokens_in.push_back(static_cast<double>(t->prompt_tokens()));
+    tokens_out.push_back(static_cast<double>(t->completion_tokens()));
+    tokens.push_back(tokens_in.back() + tokens_out.back());
+    calls.push_back(static_cast<double>(t->calls()));
     latency += t->latency_ms();
     if (t->unparsed()) ++unparsed;
     if (t->status == DebateStatus::kFailed) ++s.failed;
     if (t->status == DebateStatus::kBudget) ++s.budget;
     if (std::any_of(t->messages.begin(), t->messages.end(), [](const MessageRecord& m) { return m.tokens_estimated; }))
       ++s.tokens_estimated;
+    for (const auto& [metric, value] : t->metrics) metric_values[metric].push_back(value);
   }
-  std::map<std::string, std::pair<double, int>> metric_sums;
-  for (const Transcript* t : debates) {
-    for (const auto& [metric, value] : t->metrics) {
-      auto& [sum, count] = metric_sums[metric];
-      sum += value;
-      ++count;
-    }
+  for (const auto& [metric, values] : metric_values) {
+    s.metrics[metric] = {static_cast<std::int64_t>(values.size()), mean(values),
+                         mean_ci(values, bootstrap_seed, name, metric)};
   }
-  for (const auto& [metric, sum_count] : metric_sums) s.metrics_mean[metric] = sum_count.first / sum_count.second;
   const double n = static_cast<double>(s.n);
   s.accuracy = mean(correct);
-  // Each protocol gets its own resampling stream, independent of the order protocols appear.
-  s.accuracy_ci = bootstrap_mean_ci(correct, HashBuilder().add(bootstrap_seed).add(name).value());
-  s.tokens_in_mean = tokens_in / n;
-  s.tokens_out_mean = tokens_out / n;
-  s.calls_mean = calls / n;
+  s.accuracy_ci = mean_ci(correct, bootstrap_seed, name, "accuracy");
+  s.tokens_in_mean = mean(tokens_in);
+  s.tokens_out_mean = mean(tokens_out);
+  s.calls_mean = mean(calls);
+  s.tokens_ci = mean_ci(tokens, bootstrap_seed, name, "tokens");
+  s.tokens_in_ci = mean_ci(tokens_in, bootstrap_seed, name, "tokens_in");
+  s.tokens_out_ci = mean_ci(tokens_out, bootstrap_seed, name, "tokens_out");
+  s.calls_ci = mean_ci(calls, bootstrap_seed, name, "calls");
   const double tokens_mean = s.tokens_in_mean + s.tokens_out_mean;
   s.apt = tokens_mean > 0 ? s.accuracy * 100000.0 / tokens_mean : 0.0;  // iMAD App. B.1
   s.unparsed_rate = static_cast<double>(unparsed) / n;
@@ -135,15 +144,23 @@ void SelectiveDecisions::add(bool was_debated, bool single_right, std::optional<
   ++(single_right ? (*mad_right ? b.right_right : b.right_wrong) : (*mad_right ? b.wrong_right : b.wrong_wrong));
 }
 
+std::vector<std::string> protocols_in_order(const std::vector<Transcript>& transcripts,
+                                            const std::vector<std::string>& protocol_order) {
+  std::set<std::string> present;
+  for (const auto& t : transcripts) present.insert(t.protocol);
+  std::vector<std::string> names;
+  for (const auto& name : protocol_order)
+    if (present.count(name) && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  for (const auto& name : present)  // std::set: the rest in sorted order
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
+}
+
 Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<std::string>& protocol_order,
                   bool simulated, std::uint64_t bootstrap_seed) {
   std::map<std::string, std::vector<const Transcript*>> by_protocol;
   for (const auto& t : transcripts) by_protocol[t.protocol].push_back(&t);
-  std::vector<std::string> names;
-  for (const auto& name : protocol_order)
-    if (by_protocol.count(name) && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  for (const auto& [name, debates] : by_protocol)  // std::map: the rest in sorted order
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  const std::vector<std::string> names = protocols_in_order(transcripts, protocol_order);
 
   Summary summary;
   summary.simulated = simulated;
@@ -180,6 +197,10 @@ Summary summarize(const std::vector<Transcript>& transcripts, const std::vector<
   return summary;
 }
 
+namespace {
+nlohmann::ordered_json interval_json(const Interval& ci) { return nlohmann::ordered_json::array({ci.lo, ci.hi}); }
+}  // namespace
+
 std::string summary_to_json(const Summary& summary) {
   nlohmann::ordered_json j;
   j["simulated"] = summary.simulated;
@@ -189,10 +210,15 @@ std::string summary_to_json(const Summary& summary) {
     row["name"] = p.name;
     row["n"] = p.n;
     row["accuracy"] = p.accuracy;
-    row["accuracy_ci"] = {p.accuracy_ci.lo, p.accuracy_ci.hi};
+    row["accuracy_ci"] = interval_json(p.accuracy_ci);
+    row["tokens_mean"] = p.tokens_in_mean + p.tokens_out_mean;
+    row["tokens_ci"] = interval_json(p.tokens_ci);
     row["tokens_in_mean"] = p.tokens_in_mean;
+    row["tokens_in_ci"] = interval_json(p.tokens_in_ci);
     row["tokens_out_mean"] = p.tokens_out_mean;
+    row["tokens_out_ci"] = interval_json(p.tokens_out_ci);
     row["calls_mean"] = p.calls_mean;
+    row["calls_ci"] = interval_json(p.calls_ci);
     row["apt"] = p.apt;
     row["unparsed_rate"] = p.unparsed_rate;
     row["latency_ms_mean"] = p.latency_ms_mean;
@@ -200,7 +226,13 @@ std::string summary_to_json(const Summary& summary) {
     row["budget"] = p.budget;
     row["tokens_estimated"] = p.tokens_estimated;
     row["metrics"] = nlohmann::ordered_json::object();
-    for (const auto& [metric, value] : p.metrics_mean) row["metrics"][metric] = value;
+    row["metrics_ci"] = nlohmann::ordered_json::object();
+    row["metrics_n"] = nlohmann::ordered_json::object();
+    for (const auto& [metric, estimate] : p.metrics) {
+      row["metrics"][metric] = estimate.mean;
+      row["metrics_ci"][metric] = interval_json(estimate.ci);
+      row["metrics_n"][metric] = estimate.n;
+    }
     if (const auto& b = p.vs_single) {
       row["vs_single"] = {{"right_right", b->right_right}, {"right_wrong", b->right_wrong},
                           {"wrong_right", b->wrong_right}, {"wrong_wrong", b->wrong_wrong},

@@ -1,4 +1,7 @@
 // The terminal comparison table. Simulated numbers say so in the first line.
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "parley/report.h"
@@ -63,6 +66,51 @@ std::string render_selective(const Summary& summary, std::size_t name_width) {
   return out;
 }
 
+// A mean shown in the means blocks: "tokens" (prompt + completion per debate) or a per-debate
+// metric; nullopt when the protocol does not define it.
+std::optional<MeanEstimate> shown_mean(const ProtocolSummary& p, const std::string& quantity) {
+  if (quantity == "tokens") return MeanEstimate{p.n, p.tokens_in_mean + p.tokens_out_mean, p.tokens_ci};
+  const auto it = p.metrics.find(quantity);
+  if (it == p.metrics.end()) return std::nullopt;
+  return it->second;
+}
+
+struct MeanColumn {
+  const char* quantity;
+  int decimals;
+};
+
+// One block of means with their CIs, a column per quantity some protocol defines; "" when none does.
+std::string render_means(const Summary& summary, std::size_t name_width, const std::vector<MeanColumn>& wanted) {
+  std::vector<MeanColumn> columns;
+  for (const auto& column : wanted) {
+    if (std::any_of(summary.protocols.begin(), summary.protocols.end(),
+                    [&](const ProtocolSummary& p) { return shown_mean(p, column.quantity).has_value(); }))
+      columns.push_back(column);
+  }
+  if (columns.empty()) return "";
+  std::string out;
+  const auto add_line = [&](std::string line) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  std::string header = fmt::format("{:<{}}", "protocol", name_width);
+  for (const auto& column : columns) header += fmt::format("  {:<22}", column.quantity);
+  add_line(header);
+  for (const auto& p : summary.protocols) {
+    std::string line = fmt::format("{:<{}}", p.name, name_width);
+    for (const auto& column : columns) {
+      const auto estimate = shown_mean(p, column.quantity);
+      const int d = column.decimals;
+      line += fmt::format("  {:<22}", estimate ? fmt::format("{:.{}f} [{:.{}f}, {:.{}f}]", estimate->mean, d,
+                                                             estimate->ci.lo, d, estimate->ci.hi, d)
+                                               : "-");
+    }
+    add_line(line);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_table(const Summary& summary) {
@@ -86,6 +134,13 @@ std::string render_table(const Summary& summary) {
         fmt::format("{:.1f}%", 100.0 * p.unparsed_rate), p.failed, fmt::format("{:.0f}", p.latency_ms_mean));
   }
   out += "tokens per task (mean); ApT = accuracy per 100k tokens; latency = critical path of the LLM calls\n";
+  // The protocols paper's metrics (Supplementary Table 1) and UDPO's, with cost; every other
+  // metric and CI is in summary.json.
+  const std::string interaction = render_means(summary, name_width, {{"tokens", 0}, {"prr", 3}, {"ad", 3}, {"cf", 3}});
+  const std::string uncertainty =
+      render_means(summary, name_width, {{"u_intra", 3}, {"u_inter", 3}, {"u_sys", 3}, {"ncomm", 1}});
+  out += "\nmean [95% bootstrap CI] over the debates that define each (every metric is in summary.json):\n";
+  out += interaction + uncertainty;
   out += render_decision_breakdown(summary, name_width);
   out += render_selective(summary, name_width);
   if (summary.difficulty) {

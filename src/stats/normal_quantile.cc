@@ -41,9 +41,7 @@ double acklam_lower_half(double p) {
 double normal_quantile(double p) {
   if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
   if (p == 0.0) return -std::numeric_limits<double>::infinity();
-  if (p == 1.0) return std::numeric_limits<double>::infinity();
-  if (p > 0.5) return -normal_quantile(1.0 - p);
-  if (p == 0.5) return 0.0;
+  if (p > 0.5) return -normal_quantile(1.0 - p);  // p = 1 gives -(-infinity)
 
   double x = acklam_lower_half(p);
   // Halley step on f(x) = Phi(x) - p, using Phi(x) = erfc(-x / sqrt 2) / 2.

@@ -46,6 +46,20 @@ Interval bca_levels(double z0, double acceleration, double alpha) {
   return {level(alpha / 2.0), level(1.0 - alpha / 2.0)};
 }
 
+Interval bca_interval(std::span<const double> values, std::span<const double> sorted_means, double alpha) {
+  if (sorted_means.empty()) return {};
+  // Bias: the share of resampled means below the observed mean (ties count half), kept off
+  // 0 and 1 so that z0 stays finite.
+  const double observed = mean(values);
+  const auto below = std::lower_bound(sorted_means.begin(), sorted_means.end(), observed) - sorted_means.begin();
+  const auto not_above = std::upper_bound(sorted_means.begin(), sorted_means.end(), observed) - sorted_means.begin();
+  const double rounds = static_cast<double>(sorted_means.size());
+  const double share = std::clamp((static_cast<double>(below) + static_cast<double>(not_above)) / 2.0 / rounds,
+                                  0.5 / rounds, 1.0 - 0.5 / rounds);
+  const Interval levels = bca_levels(normal_quantile(share), jackknife_acceleration_of_mean(values), alpha);
+  return {quantile_sorted(sorted_means, levels.lo), quantile_sorted(sorted_means, levels.hi)};
+}
+
 PairedBootstrap paired_bootstrap(std::span<const double> differences, std::uint64_t seed, int resamples,
                                  double alpha) {
   PairedBootstrap result;
@@ -55,33 +69,15 @@ PairedBootstrap paired_bootstrap(std::span<const double> differences, std::uint6
     result.percentile = result.bca = {result.mean_difference, result.mean_difference};
     return result;
   }
-  const std::size_t n = differences.size();
-  Rng rng(seed);
-  std::vector<double> means(static_cast<std::size_t>(std::max(resamples, 2)));
-  for (double& resampled : means) {
-    double sum = 0.0;
-    for (std::size_t i = 0; i < n; ++i) sum += differences[rng.below(n)];
-    resampled = sum / static_cast<double>(n);
-  }
-  std::sort(means.begin(), means.end());
+  const std::vector<double> means = bootstrap_means(differences, seed, resamples);
   result.percentile = {quantile_sorted(means, alpha / 2.0), quantile_sorted(means, 1.0 - alpha / 2.0)};
-
-  // Bias: the share of resampled means below the observed mean (ties count half), kept off
-  // 0 and 1 so that z0 stays finite.
-  const auto below = std::lower_bound(means.begin(), means.end(), result.mean_difference) - means.begin();
-  const auto not_above = std::upper_bound(means.begin(), means.end(), result.mean_difference) - means.begin();
-  const double rounds = static_cast<double>(means.size());
-  const double share = std::clamp((static_cast<double>(below) + static_cast<double>(not_above)) / 2.0 / rounds,
-                                  0.5 / rounds, 1.0 - 0.5 / rounds);
-  const Interval levels = bca_levels(normal_quantile(share), jackknife_acceleration_of_mean(differences), alpha);
-  result.bca = {quantile_sorted(means, levels.lo), quantile_sorted(means, levels.hi)};
+  result.bca = bca_interval(differences, means, alpha);
   return result;
 }
 
 double paired_permutation_p(std::span<const double> differences, std::uint64_t seed, int resamples,
                             int exact_limit) {
-  const std::size_t n = differences.size();
-  if (n == 0) return 1.0;
+  const std::size_t n = differences.size();  // n = 0: the one empty pattern, p = 1
   // The statistic is |sum|, equivalent to |mean| for a fixed n.
   const double observed = std::abs(std::accumulate(differences.begin(), differences.end(), 0.0));
   auto at_least_as_extreme = [&](double sum) { return std::abs(sum) >= observed || same(std::abs(sum), observed); };
@@ -109,8 +105,13 @@ double paired_permutation_p(std::span<const double> differences, std::uint64_t s
 SignedRankTest wilcoxon_signed_rank(std::span<const double> differences) {
   SignedRankTest test;
   std::vector<double> nonzero;
-  for (double d : differences)
-    if (d != 0.0) nonzero.push_back(d);
+  for (double d : differences) {
+    if (same(std::abs(d), 0.0)) {
+      ++test.zeros;
+    } else {
+      nonzero.push_back(d);
+    }
+  }
   const std::size_t n = nonzero.size();
   test.n = static_cast<std::int64_t>(n);
   if (n == 0) return test;
@@ -130,29 +131,33 @@ SignedRankTest wilcoxon_signed_rank(std::span<const double> differences) {
     tie_correction += t * t * t - t;
     start = end;
   }
+  test.ties = tie_correction > 0.0;
   for (std::size_t i = 0; i < n; ++i)
     if (nonzero[i] > 0) test.statistic += rank[i];
 
   const double count = static_cast<double>(n);
   const double expected = count * (count + 1.0) / 4.0;
-  if (tie_correction == 0.0 && n <= 50) {
-    // Exact null distribution of W+: the number of subsets of {1..n} with each rank sum.
-    const std::size_t max_sum = n * (n + 1) / 2;
-    std::vector<double> ways(max_sum + 1, 0.0);
+  // R: exact <- (n < 50), and the exact branch only if !TIES && !ZEROES.
+  if (n < 50 && !test.ties && test.zeros == 0) {
+    // Exact null distribution of W+ up to the smaller tail's end w: the number of subsets of
+    // {1..n} with each rank sum s <= w (by symmetry P(W+ >= V) = P(W+ <= n(n+1)/2 - V)).
+    const auto w = static_cast<std::size_t>(std::llround(std::min(test.statistic, count * (count + 1.0) / 2.0 - test.statistic)));
+    std::vector<double> ways(w + 1, 0.0);
     ways[0] = 1.0;
     for (std::size_t r = 1; r <= n; ++r)
-      for (std::size_t s = max_sum; s >= r; --s) ways[s] += ways[s - r];
-    const auto w = static_cast<std::size_t>(std::llround(std::min(test.statistic, count * (count + 1.0) / 2.0 - test.statistic)));
+      for (std::size_t s = w; s >= r; --s) ways[s] += ways[s - r];
     double tail = 0.0;
-    for (std::size_t s = 0; s <= w; ++s) tail += ways[s];
+    for (double count_of_sum : ways) tail += count_of_sum;
     test.p = std::min(1.0, 2.0 * tail / std::ldexp(1.0, static_cast<int>(n)));
     test.exact = true;
     return test;
   }
+  // Positive for n >= 1: with every |d| tied it is n (3n^2 + 6n + 3) / 48.
   const double variance = count * (count + 1.0) * (2.0 * count + 1.0) / 24.0 - tie_correction / 48.0;
-  if (variance <= 0.0) return test;
-  const double distance = std::max(0.0, std::abs(test.statistic - expected) - 0.5);  // continuity correction
-  test.p = std::min(1.0, 2.0 * normal_cdf(-distance / std::sqrt(variance)));
+  // R's CORRECTION = sign(z) * 0.5 for the two-sided test.
+  const double centred = test.statistic - expected;
+  const double corrected = centred - (centred > 0.0 ? 0.5 : centred < 0.0 ? -0.5 : 0.0);
+  test.p = 2.0 * normal_cdf(-std::abs(corrected) / std::sqrt(variance));
   return test;
 }
 

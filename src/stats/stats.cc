@@ -1,4 +1,5 @@
-// Means, type-7 quantiles, the seeded percentile bootstrap and Wilson score intervals.
+// Means, type-7 quantiles, seeded bootstrap resampling, the percentile bootstrap interval and
+// Wilson score intervals.
 
 #include <algorithm>
 #include <cmath>
@@ -17,28 +18,32 @@ double mean(std::span<const double> values) {
 
 double quantile_sorted(std::span<const double> sorted, double p) {
   if (sorted.empty()) return 0.0;  // documented as a precondition; stay defined anyway
-  p = std::clamp(p, 0.0, 1.0);
-  const double position = p * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  if (below + 1 >= sorted.size()) return sorted.back();
+  const std::size_t last = sorted.size() - 1;
+  const double position = std::clamp(p, 0.0, 1.0) * static_cast<double>(last);
+  // At p = 1 both neighbours are the last value, so the result is exactly it.
+  const std::size_t below = std::min(static_cast<std::size_t>(std::floor(position)), last);
+  const std::size_t above = std::min(below + 1, last);
   const double fraction = position - static_cast<double>(below);
-  return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+  return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 
-Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed, int resamples, double alpha) {
+std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_t seed, int resamples) {
   if (values.empty()) return {};
   const std::size_t n = values.size();
-  const std::size_t rounds = static_cast<std::size_t>(std::max(resamples, 1));
-  alpha = std::clamp(alpha, 0.0, 1.0);
-
   Rng rng(seed);
-  std::vector<double> means(rounds);
+  std::vector<double> means(static_cast<std::size_t>(std::max(resamples, 1)));
   for (double& resampled_mean : means) {
     double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) sum += values[rng.below(n)];
     resampled_mean = sum / static_cast<double>(n);
   }
   std::sort(means.begin(), means.end());
+  return means;
+}
+
+Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed, int resamples, double alpha) {
+  if (values.empty()) return {};
+  const std::vector<double> means = bootstrap_means(values, seed, resamples);
   return {quantile_sorted(means, alpha / 2.0), quantile_sorted(means, 1.0 - alpha / 2.0)};
 }
 

@@ -33,6 +33,14 @@ TEST(QuantileSorted, Type7InterpolatesBetweenOrderStatistics) {
   EXPECT_DOUBLE_EQ(quantile_sorted(three, 0.5), 20.0);   // h = 1 exactly
   const std::vector<double> one = {5.0};
   EXPECT_DOUBLE_EQ(quantile_sorted(one, 0.3), 5.0);
+  EXPECT_DOUBLE_EQ(quantile_sorted(one, 1.0), 5.0);
+  // p outside [0, 1] is clamped to it.
+  EXPECT_DOUBLE_EQ(quantile_sorted(three, 1.5), 40.0);
+  EXPECT_DOUBLE_EQ(quantile_sorted(three, -0.2), 10.0);
+  // The top end is the last value exactly, not a + (b - a) with its rounding
+  // (0.2 + (0.9 - 0.2) = 0.8999999999999999 in doubles).
+  const std::vector<double> tenths = {0.2, 0.9};
+  EXPECT_EQ(quantile_sorted(tenths, 1.0), 0.9);
 }
 
 TEST(Wilson, EightOfTenAt95) {
@@ -56,6 +64,16 @@ TEST(Wilson, AllOrNothing) {
   const Interval all = wilson_interval(10, 10);
   EXPECT_NEAR(all.lo, 0.7224672, 1e-6);
   EXPECT_EQ(all.hi, 1.0);
+}
+
+TEST(Wilson, SuccessesAreClampedToTheTrials) {
+  // 12 "of 10" is read as 10 of 10 and -2 as 0: the AllOrNothing intervals.
+  const Interval over = wilson_interval(12, 10);
+  EXPECT_NEAR(over.lo, 0.7224672, 1e-6);
+  EXPECT_EQ(over.hi, 1.0);
+  const Interval under = wilson_interval(-2, 10);
+  EXPECT_EQ(under.lo, 0.0);
+  EXPECT_NEAR(under.hi, 0.2775328, 1e-6);
 }
 
 TEST(Wilson, NoTrialsGivesTheWholeRange) {

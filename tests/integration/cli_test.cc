@@ -145,23 +145,47 @@ TEST(Cli, MetricsLambdaReachesTheStoredMetrics) {
   EXPECT_GT(flips_differ_from_revision, 0);
 }
 
-TEST(Cli, CompareReportsPairedStatisticsAgainstTheBaseline) {
+TEST(Cli, CompareReportsPairedStatisticsForTheRequestedPairs) {
   const auto dir = scratch_dir("compare");
   write_file(dir / "exp.yaml", small_experiment(mc_sample()));
   ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir).exit_code, 0);
   const auto table = run_parley({"compare", "out"}, dir);
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("baseline: single"), std::string::npos);
+  EXPECT_NE(table.out.find("debate vs single"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("(family: pair"), std::string::npos) << table.out;
   const auto json = run_parley({"compare", "out", "--baseline", "debate", "--metric", "accuracy", "--json"}, dir);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
-  EXPECT_EQ(j["baseline"], "debate");
+  EXPECT_EQ(j["family"], "pair");
   ASSERT_EQ(j["comparisons"].size(), 2u);  // single and self_consistency, one metric
-  EXPECT_EQ(j["comparisons"][0]["protocol"], "single");
+  EXPECT_EQ(j["comparisons"][0]["first"], "single");
+  EXPECT_EQ(j["comparisons"][0]["second"], "debate");
   EXPECT_EQ(j["comparisons"][0]["n"], 12);
+
+  const auto listed = run_parley(
+      {"compare", "out", "--pairs", "debate:single,self_consistency:debate", "--family", "all", "--json"}, dir);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto l = nlohmann::json::parse(listed.out);
+  EXPECT_EQ(l["family"], "all");
+  ASSERT_EQ(l["comparisons"].size(), 6u);  // two pairs, three default metrics
+  EXPECT_EQ(l["comparisons"][3]["first"], "self_consistency");
+  EXPECT_EQ(l["comparisons"][3]["second"], "debate");
+  EXPECT_EQ(l["comparisons"][3]["family_size"], 6);
+  const auto every = run_parley({"compare", "out", "--all-pairs", "--metric", "tokens", "--json"}, dir);
+  ASSERT_EQ(every.exit_code, 0) << every.err;
+  EXPECT_EQ(nlohmann::json::parse(every.out)["comparisons"].size(), 3u);  // 3 protocols: 3 pairs
+
   const auto bad = run_parley({"compare", "out", "--metric", "speed"}, dir);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("unknown metric 'speed'"), std::string::npos);
+  const auto bad_pair = run_parley({"compare", "out", "--pairs", "debate-single"}, dir);
+  EXPECT_EQ(bad_pair.exit_code, 2);
+  EXPECT_NE(bad_pair.err.find("--pairs: 'debate-single' is not FIRST:SECOND"), std::string::npos) << bad_pair.err;
+  const auto unknown = run_parley({"compare", "out", "--baseline", "cot"}, dir);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("'cot' is not a protocol of this run"), std::string::npos) << unknown.err;
+  EXPECT_EQ(run_parley({"compare", "out", "--all-pairs", "--baseline", "single"}, dir).exit_code, 2);
+  EXPECT_EQ(run_parley({"compare", "out", "--family", "metric"}, dir).exit_code, 2);
 }
 
 TEST(Cli, ResumeOfADifferentExperimentIsRefused) {

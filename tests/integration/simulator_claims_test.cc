@@ -110,7 +110,7 @@ TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
     EXPECT_EQ(p.failed, 0) << p.name;
     EXPECT_LE(p.unparsed_rate, 0.05) << p.name;
     EXPECT_GT(p.accuracy, 0.5) << p.name;
-    if (p.metrics_mean.count("prr")) prr[p.name] = p.metrics_mean.at("prr");
+    if (p.metrics.count("prr")) prr[p.name] = p.metrics.at("prr").mean;
   }
   int judge_calls = 0, judge_failures = 0;
   std::map<std::string, int> sid_decisions;

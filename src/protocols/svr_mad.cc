@@ -6,7 +6,8 @@
 // SVR = (r − c)/D (posterior-dominant rule, §4). The receiver's answer is accepted as soon as
 // its score reaches the threshold after debates with at least C distinct challengers (App. A:
 // 100% survival against at least C challengers); the budget B = S·(k + m) falls by S per
-// receiver; when it runs out, the fallback vote of §4 decides. Choices the paper leaves open: docs/protocols.md ("svr_mad").
+// receiver; when it runs out, the fallback vote of §4 decides. Choices the paper leaves open:
+// docs/protocols.md ("svr_mad").
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -164,7 +165,7 @@ class SvrMad final : public Protocol {
       a.pre_debate = a.seat.latest;
       a.initial = a.pre_debate.answer.value.value_or("");
       a.prior = signal_of(settings_.prior, a.pre_debate);
-      const Turn& t = a.seat.latest;
+      const Turn& t = a.pre_debate;
       priors.push_back(
           {{"agent", a.seat.agent.name},
            {"answer", a.initial},

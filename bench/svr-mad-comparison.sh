@@ -33,6 +33,8 @@ $(sed -n '1,/^protocols:/p' "$WORK/exp.yaml")
 seeds: $seeds
 YAML
 "$PARLEY" run "$WORK/tuned.yaml" --out "$WORK/tuned" --quiet
+# The difficulty breakdown of Fig. 1-2 (svr_mad's pre-debate answers), as parley run prints it.
+"$PARLEY" report "$WORK/run" | sed -n '/^by difficulty/,$p'
 
 python3 - "$WORK/run/transcripts.jsonl" "$WORK/tuned/transcripts.jsonl" <<'PY'
 import json, sys, collections
@@ -86,6 +88,20 @@ if same:
     print(f"s2_mad_embed before round 1: median cosine {statistics.median(same):.2f} for same-answer pairs "
           f"({sum(c < 0.9 for c in same) / len(same):.0%} below 0.9), {statistics.median(different):.2f} for different; "
           f"{tokens / calls:.0f} embedding tokens per call, {tokens / len(rows['s2_mad_embed']):.0f} per question")
+# SVR-MAD's receivers: debates that repeat a (receiver, challenger) pair, and how units end.
+debates, repeats, ends = 0, 0, collections.Counter()
+for t in rows.get("svr_mad", []):
+    pairs = set()
+    for e in t["events"]:
+        if e["kind"] == "svr":
+            d = json.loads(e["detail"])
+            debates += 1
+            repeats += (d["receiver"], d["challenger"]) in pairs
+            pairs.add((d["receiver"], d["challenger"]))
+        elif e["kind"] == "stop":
+            ends[json.loads(e["detail"])["reason"]] += 1
+print(f"svr_mad: {debates} pairwise debates, {repeats} repeating a receiver-challenger pair; units end "
+      + ", ".join(f"{reason} {n}" for reason, n in sorted(ends.items())))
 print(f"{'protocol':<22} {'all units: NComm':>16} {'tokens':>8} {'acc':>6} {'n':>5} | {'not unanimous: NComm':>20} {'tokens':>8} {'acc':>6} {'n':>5}   (SIMULATED)")
 for name, ts in rows.items():
     hard = [t for t in ts if (t["task_id"], t["seed"]) not in unanimous]

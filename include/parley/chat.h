@@ -3,6 +3,7 @@
 // types. The OpenAI client turns these into JSON at the edge; the simulator reads the
 // structured annotations a request carries (real backends ignore them). Plain values.
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -68,6 +69,10 @@ struct LogprobStats {
   double min_token_logprob = 0.0;  // min over generated tokens of log p(token)
   double perplexity = 1.0;         // exp(-mean log p)
   int tokens = 0;
+
+  // The mean over generated tokens of log p(token), which perplexity keeps (DOWN's confidence
+  // is its exponential, the geometric-mean token probability, 1/perplexity).
+  double mean_token_logprob() const { return -std::log(perplexity); }
 };
 
 struct ChatResponse {

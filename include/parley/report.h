@@ -147,15 +147,18 @@ std::string render_table(const Summary& summary);     // fixed-width terminal ta
 
 // SID-ET at skip rate r, replayed from a run of sid_et that debated every unit: the share r of
 // units with the highest single-agent min log-likelihood keep the single answer (its
-// correctness, its first call's tokens), the rest keep the debate's outcome and tokens.
+// correctness, its first call's tokens), the rest keep the debate's outcome and tokens. Units
+// unanimous before debate (svr_mad's record) are left out, as in SVR-MAD App. A.
 struct SkipRateRow {
   double skip_rate = 0.0;
-  double threshold = 0.0;  // the min-LL threshold that skips exactly these units
+  double threshold = 0.0;  // sid_et's threshold that skips these units (min-LL above it)
   double accuracy = 0.0;
   double tokens = 0.0;     // mean prompt + completion tokens per unit
 };
 struct SkipRateTuning {
-  std::int64_t units = 0;
+  std::int64_t units = 0;           // units tuned on
+  std::int64_t unanimous = 0;       // sid_et's units left out: unanimous before debate
+  std::string pre_debate_source;    // the protocol whose record says so ("" = none: nothing left out)
   double reference_accuracy = 0.0;  // the reference protocol (SVR-MAD) on the same units
   double reference_tokens = 0.0;
   std::vector<SkipRateRow> rows;    // r = 90%, 80%, …, 10%, in Algorithm 2's order

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,11 @@ namespace parley {
 struct FocusCalParams {
   double alpha0 = 2.0, alpha1 = 1.0, gamma = 2.0, lambda = 6.0, mu = 5.0;
   int bins = 15;
-  double threshold = 0.7;  // τ of eq. (7), and the model's default decision threshold
+  double threshold = 0.7;  // τ: the model's decision threshold (debate when p < τ, §4.1) and eq. (7)'s
+  std::optional<double> penalty_threshold;  // eq. (7)'s τ only when a user asks for a different one
+
+  // The τ of eq. (7): the paper has one τ, the decision threshold, unless penalty_threshold is set.
+  double penalty_tau() const { return penalty_threshold.value_or(threshold); }
 };
 
 enum class LossTerm {

@@ -121,9 +121,14 @@ void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   c.train
-      ->add_option("--threshold", t.threshold,
-                   "Debate threshold tau stored in the model (debate when p < tau)")
+      ->add_option("--threshold", t.options.focus.threshold,
+                   "Debate threshold tau stored in the model (debate when p < tau), also the tau of the "
+                   "confidence penalty (eq. 7)")
       ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  c.train
+      ->add_option("--penalty-threshold", t.options.focus.penalty_threshold,
+                   "A tau for the confidence penalty (eq. 7) other than --threshold")
       ->check(CLI::Range(0.0, 1.0));
   c.train->add_option("--validation", t.validation, "Share of tasks held out for validation")
       ->capture_default_str()
@@ -264,8 +269,7 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     fmt::print(stderr, "parley: {}\n", trained.error().message);
     return kExitUsage;
   }
-  TriggerModel model = std::move(trained).value();
-  model.set_threshold(args.threshold);
+  TriggerModel model = std::move(trained).value();  // its threshold: --threshold
 
   std::int64_t correct = 0;
   for (const auto& e : examples) correct += e.label;
@@ -280,9 +284,9 @@ int command_train_trigger(const TrainTriggerArgs& args) {
   meta["correct"] = correct;
   meta["mad_reference"] = args.mad_reference;
   meta["validation_fraction"] = args.validation;
-  meta["training"] = nlohmann::json::parse(evaluation_json(on_train, args.threshold).dump());
+  meta["training"] = nlohmann::json::parse(evaluation_json(on_train, model.threshold()).dump());
   if (on_validation)
-    meta["validation"] = nlohmann::json::parse(evaluation_json(*on_validation, args.threshold).dump());
+    meta["validation"] = nlohmann::json::parse(evaluation_json(*on_validation, model.threshold()).dump());
   nlohmann::json losses = nlohmann::json::array();
   for (const EpochLog& e : log) losses.push_back(e.loss);
   meta["epoch_loss"] = losses;
@@ -299,7 +303,7 @@ int command_train_trigger(const TrainTriggerArgs& args) {
                log.back().loss);
   fmt::print("training:   {}\n", describe(on_train));
   if (on_validation) fmt::print("validation: {}\n", describe(*on_validation));
-  fmt::print("threshold {} (debate when p < threshold); model written to {}\n", args.threshold, args.out);
+  fmt::print("threshold {} (debate when p < threshold); model written to {}\n", model.threshold(), args.out);
   return 0;
 }
 

@@ -21,7 +21,6 @@ struct TrainTriggerArgs {
   std::string out;
   TrainOptions options;
   double validation = 0.2;
-  double threshold = 0.7;
   std::string mad_reference = "mad";
   std::string examples_out;  // optional: every example as a JSONL line (features, label, split)
   std::string examples_in;   // optional: examples written by examples_out, instead of the run

@@ -229,6 +229,7 @@ TEST(OpenAiClient, CachedTokensReasoningAndLogprobs) {
   EXPECT_EQ(response.logprobs->tokens, 3);
   EXPECT_DOUBLE_EQ(response.logprobs->min_token_logprob, -2.0);
   EXPECT_NEAR(response.logprobs->perplexity, 2.378968, 1e-6);
+  EXPECT_NEAR(response.logprobs->mean_token_logprob(), -2.6 / 3.0, 1e-12);  // (−0.1 − 0.5 − 2.0)/3
   EXPECT_EQ(json::parse(recorder->requests()[0].body)["logprobs"], true);
 }
 

@@ -79,6 +79,8 @@ TEST(ParseChatResponse, ReadsEveryField) {
   EXPECT_DOUBLE_EQ(response.logprobs->min_token_logprob, -2.0);
   // mean = -2.6 / 3 = -0.8667; exp(0.8667) = 2.37897 (by hand)
   EXPECT_NEAR(response.logprobs->perplexity, 2.378968, 1e-6);
+  // The mean token log-probability DOWN's logprob confidence needs is kept exactly.
+  EXPECT_NEAR(response.logprobs->mean_token_logprob(), -2.6 / 3.0, 1e-12);
 }
 
 TEST(ParseChatResponse, NullContentIsEmptyAndReasoningFieldAlternative) {

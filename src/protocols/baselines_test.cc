@@ -83,27 +83,48 @@ std::set<std::string> shown_set(const MessageRecord& m) { return {m.shown.begin(
 
 // ---- sid_et ----------------------------------------------------------------------------------
 
-TEST(SidEtProtocol, KeepsTheSingleAnswerAtTheThreshold) {
+TEST(SidEtProtocol, KeepsTheSingleAnswerAboveTheThreshold) {
   Harness h =
       six_agents({{"a1", {"C"}}, {"a2", {"B"}}, {"a3", {"B"}}, {"a4", {"B"}}, {"a5", {"B"}}, {"a6", {"B"}}});
-  first_reply_logprob(h, -1.0);  // exactly the default threshold: kept
+  first_reply_logprob(h, -0.99);  // above the default threshold −1: kept
   const Transcript t = h.run("sid_et");
   ASSERT_EQ(h.client->requests.size(), 1u);
   EXPECT_TRUE(h.client->requests[0].sampling.logprobs);
   EXPECT_EQ(h.client->requests[0].note.agent, "a1");
   EXPECT_EQ(t.final_answer, "C");
   ASSERT_EQ(t.messages.size(), 1u);
-  EXPECT_DOUBLE_EQ(*t.messages[0].min_token_logprob, -1.0);
+  EXPECT_DOUBLE_EQ(*t.messages[0].min_token_logprob, -0.99);
   const auto trigger = events_of(t, "trigger");
   ASSERT_EQ(trigger.size(), 1u);
   const Json detail = Json::parse(trigger[0].detail);
   EXPECT_EQ(detail["method"], "sid_et");
   EXPECT_EQ(detail["decision"], "skip");
-  EXPECT_DOUBLE_EQ(detail["min_logprob"].get<double>(), -1.0);
+  EXPECT_DOUBLE_EQ(detail["min_logprob"].get<double>(), -0.99);
   EXPECT_DOUBLE_EQ(detail["threshold"].get<double>(), -1.0);
   EXPECT_EQ(detail["single_answer"], "C");
   EXPECT_EQ(detail["single_correct"], false);
   EXPECT_TRUE(events_of(t, "vote").empty());
+}
+
+TEST(SidEtProtocol, AMinLogLikelihoodAtTheThresholdDebates) {
+  Harness h =
+      six_agents({{"a1", {"C"}}, {"a2", {"B"}}, {"a3", {"B"}}, {"a4", {"B"}}, {"a5", {"B"}}, {"a6", {"B"}}});
+  first_reply_logprob(h, -1.0);  // exactly the default threshold: not above it
+  const Transcript t = h.run("sid_et");
+  EXPECT_EQ(Json::parse(events_of(t, "trigger")[0].detail)["decision"], "debate");
+  EXPECT_EQ(calls_in_round(h, 0), 6);
+}
+
+// threshold: 0 debates every unit (tune-sid-et needs that run), even a reply whose every token
+// had probability 1 (a server reports log-probability 0 for such tokens): min-LL 0 is not above 0.
+TEST(SidEtProtocol, ThresholdZeroDebatesEvenACertainReply) {
+  Harness h =
+      six_agents({{"a1", {"B"}}, {"a2", {"B"}}, {"a3", {"B"}}, {"a4", {"B"}}, {"a5", {"B"}}, {"a6", {"C"}}});
+  first_reply_logprob(h, 0.0);
+  const Transcript t = h.run("sid_et", {{"threshold", 0.0}});
+  EXPECT_EQ(Json::parse(events_of(t, "trigger")[0].detail)["decision"], "debate");
+  EXPECT_EQ(calls_in_round(h, 0), 6);
+  EXPECT_EQ(calls_in_round(h, 1), 6);
 }
 
 TEST(SidEtProtocol, KeepsTheSingleAnswerAboveATunedThreshold) {

@@ -2,6 +2,9 @@
 // trigger decision at the threshold, and the escalated mad opened from the single answer.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "parley/protocol.h"
@@ -138,6 +141,38 @@ TEST(Down, TheThresholdIsAParameterAndAMissingConfidenceDebates) {
   const Transcript t = silent.run("down");
   EXPECT_EQ((*event(t, "trigger"))["decision"], "debate");
   EXPECT_TRUE((*event(t, "trigger"))["confidence"].is_null());
+}
+
+// confidence: logprob -- exp(mean token log-probability), whatever the stated confidence says.
+// Mean −0.2 (perplexity e^0.2): exp(−0.2) = 0.81873 ≥ 0.8, kept; mean −0.25: 0.77880 < 0.8,
+// debated (both by hand).
+TEST(Down, LogprobConfidenceIsTheExponentialOfTheMeanTokenLogprob) {
+  for (const auto& [mean, expected, decision] :
+       {std::tuple{-0.2, 0.8187307530779818, "skip"}, std::tuple{-0.25, 0.7788007830714049, "debate"}}) {
+    Harness h = down_harness("Mars.\nAnswer: A\nConfidence: 60%");
+    const double perplexity = std::exp(-mean);
+    h.client->logprobs = [perplexity](const ChatRequest& r) -> std::optional<LogprobStats> {
+      if (!r.sampling.logprobs) return std::nullopt;
+      return LogprobStats{-3.0, perplexity, 40};
+    };
+    const Transcript t = h.run("down", {{"confidence", std::string("logprob")}});
+    EXPECT_TRUE(h.client->requests[0].sampling.logprobs);
+    const auto trigger = event(t, "trigger");
+    ASSERT_TRUE(trigger);
+    EXPECT_EQ((*trigger)["confidence_source"], "logprob");
+    EXPECT_NEAR((*trigger)["confidence"].get<double>(), expected, 1e-12);
+    EXPECT_EQ((*trigger)["decision"], decision);
+  }
+  // Without log-probabilities the confidence is missing (counts as 0): a debate, and it says why.
+  Harness h = down_harness("Mars.\nAnswer: A\nConfidence: 95%");
+  const Transcript t = h.run("down", {{"confidence", std::string("logprob")}});
+  EXPECT_EQ((*event(t, "trigger"))["decision"], "debate");
+  EXPECT_TRUE((*event(t, "trigger"))["confidence"].is_null());
+  EXPECT_TRUE(event(t, "trigger")->contains("no_logprobs"));
+  // The verbal default asks for none.
+  Harness verbal = down_harness("Mars.\nAnswer: A\nConfidence: 95%");
+  EXPECT_EQ((*event(verbal.run("down"), "trigger"))["confidence_source"], "verbal");
+  EXPECT_FALSE(verbal.client->requests[0].sampling.logprobs);
 }
 
 TEST(Down, WithoutASingleAnswerTheDebateStartsFromNothing) {

@@ -2,8 +2,9 @@
 // Signals", arXiv 2510.06843) as the SVR-MAD paper runs it as a baseline (SVR-MAD App. A,
 // "SID-ET"): "SID-ET applies a threshold over a single agent's pre-debate min. LL, to determine
 // if the question is solvable by a single agent, or requires all-to-all MAD." One agent answers
-// with token log-probabilities; when the minimum token log-likelihood of its reply reaches the
-// threshold its answer is final. Otherwise the agents debate all-to-all (Du et al.), the single
+// with token log-probabilities; when the minimum token log-likelihood of its reply is above the
+// threshold its answer is final (so threshold 0 debates every unit: a log-probability is never
+// above 0). Otherwise the agents debate all-to-all (Du et al.), the single
 // agent's reply being its own initial answer, in SVR-MAD's MAD setting (§5: 6 agents, at most two
 // rounds, stop after round one when at least five agree); majority vote of the last round.
 // SID's second technique (attention-based message compression) is not part of the baseline
@@ -35,7 +36,7 @@ class SidEt final : public Protocol {
     detail["min_logprob"] = min_logprob ? nlohmann::json(*min_logprob) : nlohmann::json(nullptr);
     if (!min_logprob)
       detail["no_logprobs"] = "the reply carried no token log-probabilities, so the agents debate";
-    const bool debate_wanted = !min_logprob || *min_logprob < threshold_;
+    const bool debate_wanted = !min_logprob || !(*min_logprob > threshold_);
     if (!record_trigger(debate, first.answer, debate_wanted, std::move(detail))) co_return first.answer.value;
 
     // All-to-all debate; seat 0 keeps its answer as its round-0 turn, the others answer now.
@@ -58,8 +59,8 @@ class SidEt final : public Protocol {
 ProtocolInfo sid_et_protocol() {
   std::vector<ParamSpec> params = svr_mad_setting_params();
   params.push_back({"threshold", ParamKind::kDouble, -1.0, -1000.0, 0.0,
-                    "keep the single answer when its min token log-likelihood is at least this; tune it to the "
-                    "skip rate wanted (parley tune-sid-et)"});
+                    "keep the single answer when its min token log-likelihood is above this (0: always debate); "
+                    "tune it to the skip rate wanted (parley tune-sid-et)"});
   return {
       "sid_et",
       "one agent answers; all-to-all debate only when its min token log-likelihood is below the threshold",

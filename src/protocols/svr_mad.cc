@@ -4,14 +4,16 @@
 // the highest score is the receiver, the top-S agents that disagree with it (by score) challenge
 // it one at a time in pairwise debates, and its score becomes its survival rate
 // SVR = (r − c)/D (posterior-dominant rule, §4). The receiver's answer is accepted as soon as
-// its score reaches the threshold with at least C challenges behind it (App. A: 100% survival
-// against C challengers); the budget B = S·(k + m) falls by S per receiver; when it runs out,
-// the fallback vote of §4 decides. Choices the paper leaves open: docs/protocols.md ("svr_mad").
+// its score reaches the threshold after debates with at least C distinct challengers (App. A:
+// 100% survival against at least C challengers); the budget B = S·(k + m) falls by S per
+// receiver; when it runs out, the fallback vote of §4 decides. Choices the paper leaves open:
+// docs/protocols.md ("svr_mad").
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "protocols/debate.h"
 #include "protocols/prompts.h"
@@ -68,12 +70,13 @@ struct Settings {
 // One agent's standing in Algorithm 1.
 struct Standing {
   Seat seat;
+  Turn pre_debate;      // its pre-debate reply: what it shows as a challenger
   std::string initial;  // y_i, its pre-debate answer ("" when unparsed)
-  std::string initial_text;
   double prior = kMissing;
   int debates = 0;                       // D
   int retained = 0;                      // r
   int changed = 0;                       // c
+  std::set<std::size_t> challenged_by;   // the distinct challengers it debated (App. A's C)
   double signal_sum = 0.0;               // App. B posteriors: the sum of the post-debate signal
   std::vector<std::string> post_debate;  // its answers after each debate, in order
 
@@ -98,16 +101,17 @@ class SvrMad final : public Protocol {
     const Task& task = debate.task();
     std::vector<Standing> agents = co_await pre_debate(debate);
 
+    std::vector<Answer> pre_debate_answers;
+    for (const Standing& a : agents) pre_debate_answers.push_back(a.pre_debate.answer);
+    if (unanimous(pre_debate_answers, task.answer_type)) {
+      debate.event(0, "stop", Json{{"reason", "unanimous"}, {"answer", agents[0].initial}}.dump());
+      co_return agents[0].initial;  // a unanimous pre-debate answer needs no debate (§5, App. A)
+    }
     // Pre-debate clusters: k distinct answers, the largest of size m (App. A budget).
     std::map<std::string, int> clusters;
     for (const Standing& a : agents)
       if (!a.initial.empty()) ++clusters[key_of(task, a.initial)];
-    int largest = 0;
-    for (const auto& [key, size] : clusters) largest = std::max(largest, size);
-    if (clusters.size() == 1 && largest == static_cast<int>(agents.size())) {
-      debate.event(0, "stop", Json{{"reason", "unanimous"}, {"answer", agents[0].initial}}.dump());
-      co_return agents[0].initial;  // a unanimous pre-debate answer needs no debate (§5)
-    }
+    const int largest = largest_agreement(pre_debate_answers, task.answer_type);
     int budget = settings_.communications * (static_cast<int>(clusters.size()) + largest);  // B = S·(k + m)
     debate.event(0, "budget",
                  Json{{"budget", budget}, {"clusters", clusters.size()}, {"largest", largest}}.dump());
@@ -127,13 +131,15 @@ class SvrMad final : public Protocol {
         challengers.resize(static_cast<std::size_t>(settings_.communications));
       for (std::size_t challenger : challengers) {
         co_await challenge(debate, ++round, agents[receiver], agents[challenger]);
+        agents[receiver].challenged_by.insert(challenger);
         if (accepted(agents[receiver])) {
           debate.event(round, "stop",
                        Json{{"reason", "accepted"},
                             {"agent", agents[receiver].seat.agent.name},
                             {"answer", agents[receiver].initial},
                             {"score", agents[receiver].score(settings_.posterior)},
-                            {"debates", agents[receiver].debates}}
+                            {"debates", agents[receiver].debates},
+                            {"challengers", agents[receiver].challenged_by.size()}}
                            .dump());
           record_scores(debate, round, agents);
           co_return agents[receiver].initial;
@@ -156,10 +162,10 @@ class SvrMad final : public Protocol {
     for (std::size_t i = 0; i < seats.size(); ++i) {
       Standing a;
       a.seat = std::move(seats[i]);
-      a.initial = a.seat.latest.answer.value.value_or("");
-      a.initial_text = a.seat.latest.text;
-      a.prior = signal_of(settings_.prior, a.seat.latest);
-      const Turn& t = a.seat.latest;
+      a.pre_debate = a.seat.latest;
+      a.initial = a.pre_debate.answer.value.value_or("");
+      a.prior = signal_of(settings_.prior, a.pre_debate);
+      const Turn& t = a.pre_debate;
       priors.push_back(
           {{"agent", a.seat.agent.name},
            {"answer", a.initial},
@@ -192,25 +198,29 @@ class SvrMad final : public Protocol {
     return top;
   }
 
+  // App. A: "100% SVR for at least C challengers" -- distinct agents, so that debating the
+  // same challenger again does not count twice. A receiver with fewer than C disagreeing
+  // agents can never be accepted (docs/protocols.md).
   bool accepted(const Standing& a) const {
-    return a.debates >= settings_.challengers && a.score(settings_.posterior) >= settings_.threshold;
+    return static_cast<int>(a.challenged_by.size()) >= settings_.challengers &&
+           a.score(settings_.posterior) >= settings_.threshold;
   }
 
-  // Debate(A_s → A_r): the challenger's pre-debate solution is shown to the receiver in Du et
-  // al.'s format; the receiver's conversation continues across its debates. The outcome is
-  // "retain" when its answer afterwards is still its pre-debate answer y_r.
+  // Debate(A_s → A_r): the challenger's pre-debate reply (its solution, and the answer and
+  // confidence it stated there) is shown to the receiver in Du et al.'s format; the receiver's
+  // conversation continues across its debates. The outcome is "retain" when its answer
+  // afterwards is still its pre-debate answer y_r.
   Async<void> challenge(Debate& debate, int round, Standing& receiver, const Standing& challenger) const {
     Seat& seat = receiver.seat;
     seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
     seat.history.push_back(ChatMessage{
         "user", peer_solutions_prompt(debate.task(),
-                                      {PeerSolution{challenger.seat.agent.name, challenger.initial_text}})});
+                                      {PeerSolution{challenger.seat.agent.name, challenger.pre_debate.text}})});
     TurnInfo info;
     info.round = round;
     info.turn = "revise";
     info.logprobs = settings_.posterior != Signal::kSurvival;
-    info.shown = {
-        PeerView{challenger.seat.agent.name, challenger.initial, challenger.seat.latest.answer.confidence}};
+    info.shown = {peer_view(challenger.pre_debate)};
     seat.latest = co_await debate.ask(seat.agent, seat.history, std::move(info));
     const std::string after = seat.latest.answer.value.value_or("");
     const bool retained =

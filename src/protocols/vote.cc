@@ -74,6 +74,10 @@ int largest_agreement(const std::vector<Answer>& answers, AnswerType type) {
   return largest;
 }
 
+bool unanimous(const std::vector<Answer>& answers, AnswerType type) {
+  return !answers.empty() && largest_agreement(answers, type) == static_cast<int>(answers.size());
+}
+
 bool same_answer(const Task& task, std::string_view a, const std::string& b) {
   Task reference = task;
   reference.answer = b;

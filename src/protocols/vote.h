@@ -36,6 +36,12 @@ std::string vote_key(const std::string& value, AnswerType type);
 // agree with nothing): the consensus of the debates' early stop (SVR-MAD §5). 0 when none parsed.
 int largest_agreement(const std::vector<Answer>& answers, AnswerType type);
 
+// Whether the answers are unanimous: at least one, every one parsed, all one vote (vote_key).
+// The one definition of "unanimous before debate": SVR-MAD skips such a unit (§5) and leaves it
+// out of its evaluation set (App. A); svr_mad records the decision as its "unanimous" stop, which
+// the difficulty breakdown and tune-sid-et read (src/report/difficulty.h).
+bool unanimous(const std::vector<Answer>& answers, AnswerType type);
+
 // Whether two canonical answers are the same answer, by the rule that matches gold answers
 // (answers_match with `b` as the gold): mad's candidate set, S2-MAD's answer equivalence.
 bool same_answer(const Task& task, std::string_view a, const std::string& b);

@@ -44,48 +44,64 @@ std::optional<double> number(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? std::optional<double>(j[key].get<double>()) : std::nullopt;
 }
 
+bool stopped_unanimous(const Transcript& t) {
+  for (const EventRecord& e : t.events) {
+    if (e.kind != "stop") continue;
+    const auto j = Json::parse(e.detail, nullptr, false);
+    if (j.is_object() && j.value("reason", "") == "unanimous") return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+PreDebateRecord pre_debate_record(const std::vector<Transcript>& transcripts,
+                                  const std::vector<std::string>& preferred) {
+  std::map<std::string, bool> has_priors;
+  for (const Transcript& t : transcripts)
+    if (!has_priors[t.protocol]) has_priors[t.protocol] = event_json(t, "priors").has_value();
+  PreDebateRecord record;
+  for (const auto& name : preferred)
+    if (has_priors[name]) {
+      record.source = name;
+      break;
+    }
+  if (record.source.empty()) {
+    for (const auto& [name, yes] : has_priors)
+      if (yes) {
+        record.source = name;
+        break;
+      }
+  }
+  for (const Transcript& t : transcripts) {
+    if (!record.source.empty() && t.protocol == record.source && stopped_unanimous(t))
+      record.unanimous.insert({t.task_id, t.seed});
+  }
+  return record;
+}
 
 std::optional<DifficultyBreakdown> difficulty_breakdown(const std::vector<Transcript>& transcripts,
                                                         const std::vector<std::string>& protocol_order) {
   // The source: the first protocol, in the experiment's order, that recorded priors.
-  std::map<std::string, bool> has_priors;
-  for (const Transcript& t : transcripts)
-    if (!has_priors[t.protocol]) has_priors[t.protocol] = event_json(t, "priors").has_value();
-  std::string source;
-  for (const auto& name : protocol_order)
-    if (has_priors[name]) {
-      source = name;
-      break;
-    }
-  if (source.empty()) {
-    for (const auto& [name, yes] : has_priors)
-      if (yes) {
-        source = name;
-        break;
-      }
-  }
+  const PreDebateRecord record = pre_debate_record(transcripts, protocol_order);
+  const std::string& source = record.source;
   if (source.empty()) return std::nullopt;
 
   DifficultyBreakdown out;
   out.source = source;
-  std::map<std::pair<std::string, std::uint64_t>, int> difficulty;  // unit → correct before
+  std::map<UnitKey, int> difficulty;  // unit → correct before
   std::map<int, DifficultyGroup> groups;
   for (const Transcript& t : transcripts) {
     if (t.protocol != source) continue;
     const auto priors = event_json(t, "priors");
     if (!priors || !priors->is_array() || priors->empty()) continue;
     out.agents = std::max(out.agents, static_cast<int>(priors->size()));
-    std::map<std::string, int> answers;
-    int correct = 0;
-    for (const Json& agent : *priors) {
-      correct += agent.value("correct", false) ? 1 : 0;
-      ++answers[agent.value("answer", "")];
-    }
-    if (answers.size() == 1 && !answers.begin()->first.empty()) {
+    if (record.unanimous.count({t.task_id, t.seed})) {
       ++out.unanimous;
       continue;
     }
+    int correct = 0;
+    for (const Json& agent : *priors) correct += agent.value("correct", false) ? 1 : 0;
     difficulty[{t.task_id, t.seed}] = correct;
     DifficultyGroup& g = groups[correct];
     g.correct_before = correct;

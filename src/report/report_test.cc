@@ -309,11 +309,13 @@ TEST(Summarize, FullMadDebatesEveryUnitAgainstTheSingleBaseline) {
   EXPECT_FALSE(s.protocols[0].selective);             // single records no decisions
 }
 
-// A unit of svr_mad with its pre-debate priors (answer, signals, correctness) and final scores.
+// A unit of svr_mad with its pre-debate priors (answer, signals, correctness) and final scores;
+// without scores, a unit svr_mad found unanimous before debate (its "unanimous" stop).
 Transcript svr_unit(const std::string& task, bool correct, const std::string& priors, const std::string& scores) {
   Transcript t = debate("svr_mad", task, correct, 100, 1);
   t.events.push_back({0, "priors", priors});
   if (!scores.empty()) t.events.push_back({2, "scores", scores});
+  else t.events.push_back({0, "stop", R"({"reason":"unanimous","answer":"A"})"});
   return t;
 }
 
@@ -369,6 +371,27 @@ TEST(Summarize, DifficultyGroupsUnitsByAgentsRightBeforeDebate) {
   EXPECT_FALSE(summarize(breakdown_run(), {}, false).difficulty);
 }
 
+// "Unanimous before debate" is svr_mad's decision (vote.h's unanimous(): free-text answers as the
+// vote groups them), which the breakdown reads from its "unanimous" stop, not equality of the
+// spelled answers: "Paris", "paris" and "Paris." are one answer, so q1 is left out.
+TEST(Summarize, DifficultyLeavesOutTheUnitsSvrMadFoundUnanimous) {
+  const std::vector<Transcript> run = {
+      svr_unit("q1", true,
+               R"([{"answer":"Paris","correct":true},{"answer":"paris","correct":true},
+                   {"answer":"Paris.","correct":true}])",
+               ""),
+      svr_unit("q2", true,
+               R"([{"answer":"Paris","correct":true},{"answer":"Lyon","correct":false},
+                   {"answer":"Paris","correct":true}])",
+               R"([{"score":1},{"score":-1},{"score":0.5}])")};
+  const Summary s = summarize(run, {"svr_mad"}, false);
+  ASSERT_TRUE(s.difficulty);
+  EXPECT_EQ(s.difficulty->unanimous, 1);
+  ASSERT_EQ(s.difficulty->groups.size(), 1u);
+  EXPECT_EQ(s.difficulty->groups[0].correct_before, 2);
+  EXPECT_EQ(s.difficulty->groups[0].units, 1);
+}
+
 // A sid_et unit that debated: single-agent min-LL and correctness, its first call's tokens (100),
 // the debate's outcome and total tokens (1,000).
 Transcript sid_unit(const std::string& task, double min_ll, bool single_correct, bool debate_correct) {
@@ -383,21 +406,33 @@ Transcript sid_unit(const std::string& task, double min_ll, bool single_correct,
   return t;
 }
 
-// Ten units, min-LL −0.1·i for q0..q9. Single right on q0–q6, wrong on q7–q9; the debate right
+// Ten units, min-LL −0.1·i − 10⁻⁷·i for q0..q9. Single right on q0–q6, wrong on q7–q9; the debate right
 // everywhere except q0. Skipping r = 90%: q0–q8 keep the single answer → right on q0–q6 (7), q9
 // debated → right: 8/10; tokens (9·100 + 1,000)/10 = 190. The reference (svr_mad) is right on 9
 // of 10 with 500 tokens: 0.8 < 0.9 and 190 ≤ 500 → next. r = 80%: q0–q7 single (7 right), q8,
-// q9 debated (2): 0.9 ≥ 0.9 → selected, threshold −0.7 (q7's min-LL).
+// q9 debated (2): 0.9 ≥ 0.9 → selected, threshold −0.8 (q8's min-LL: sid_et keeps the answers
+// whose min-LL is above it, q0–q7). Two more units, u0 and u1, were unanimous before debate
+// (svr_mad's record): App. A leaves them out. Kept in, they would make r = 90% reach the
+// reference (sid_et right on both with 100 tokens, svr_mad wrong on both: 10/12 ≥ 9/12).
 TEST(TuneSkipRate, ReplaysAlgorithmTwoAgainstTheReference) {
   std::vector<Transcript> run;
   for (int i = 0; i < 10; ++i) {
     const std::string task = "q" + std::to_string(i);
-    run.push_back(sid_unit(task, -0.1 * i, i <= 6, i != 0));
+    run.push_back(sid_unit(task, -0.1 * i - 1e-7 * i, i <= 6, i != 0));
     run.push_back(debate("svr_mad", task, i != 9, 490, 1));  // 490 + 10 tokens
+  }
+  for (const char* task : {"u0", "u1"}) {
+    run.push_back(sid_unit(task, 0.0, true, true));
+    Transcript unanimous = debate("svr_mad", task, false, 90, 1);
+    unanimous.events.push_back({0, "priors", R"([{"answer":"7","correct":false}])"});
+    unanimous.events.push_back({0, "stop", R"({"reason":"unanimous","answer":"7"})"});
+    run.push_back(unanimous);
   }
   auto tuning = tune_skip_rate(run, "sid_et", "svr_mad");
   ASSERT_TRUE(tuning) << tuning.error().message;
   EXPECT_EQ(tuning->units, 10);
+  EXPECT_EQ(tuning->unanimous, 2);
+  EXPECT_EQ(tuning->pre_debate_source, "svr_mad");
   EXPECT_DOUBLE_EQ(tuning->reference_accuracy, 0.9);
   EXPECT_DOUBLE_EQ(tuning->reference_tokens, 500.0);
   ASSERT_EQ(tuning->rows.size(), 9u);
@@ -405,8 +440,14 @@ TEST(TuneSkipRate, ReplaysAlgorithmTwoAgainstTheReference) {
   EXPECT_DOUBLE_EQ(tuning->rows[0].tokens, 190.0);
   EXPECT_DOUBLE_EQ(tuning->rows[1].accuracy, 0.9);
   EXPECT_DOUBLE_EQ(tuning->selected, 0.8);
-  EXPECT_NEAR(tuning->rows[1].threshold, -0.7, 1e-12);
-  EXPECT_NE(render_skip_rate(*tuning, "sid_et", "svr_mad").find("selected skip rate 80%"), std::string::npos);
+  EXPECT_NEAR(tuning->rows[1].threshold, -0.8000008, 1e-12);
+  const std::string rendered = render_skip_rate(*tuning, "sid_et", "svr_mad");
+  EXPECT_NE(rendered.find("selected skip rate 80%"), std::string::npos) << rendered;
+  EXPECT_NE(rendered.find("2 units unanimous before debate left out"), std::string::npos) << rendered;
+  // The printed threshold is the exact double (shortest round-trip form), so that sid_et at
+  // that threshold keeps exactly q0–q7.
+  // (Python's repr of −0.1·8 − 10⁻⁷·8; six significant digits would print −0.800001, which keeps q8.)
+  EXPECT_NE(rendered.find("use threshold: -0.8000008000000001\n"), std::string::npos) << rendered;
 
   // A unit sid_et skipped cannot be replayed; nor can a run without the reference.
   run[0].events.back().detail = nlohmann::json{{"decision", "skip"}, {"min_logprob", 0.0}}.dump();

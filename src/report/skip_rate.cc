@@ -1,5 +1,6 @@
 // tune_skip_rate: SVR-MAD App. A, Algorithm 2 — SID-ET's skip rate chosen against SVR-MAD,
-// replayed offline from one run in which sid_et debated every unit.
+// replayed offline from one run in which sid_et debated every unit, on the paper's evaluation
+// set: the units whose pre-debate answers were not unanimous (App. A).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parley/report.h"
+#include "report/difficulty.h"
 
 namespace parley {
 namespace {
@@ -28,9 +30,12 @@ double tokens_of(const Transcript& t) {
 
 Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts, const std::string& sid_et,
                                       const std::string& reference) {
-  std::map<std::pair<std::string, std::uint64_t>, Unit> units;
+  // App. A evaluates on the units whose pre-debate answers were not unanimous, as svr_mad
+  // recorded them; the reference's record first.
+  const PreDebateRecord pre_debate = pre_debate_record(transcripts, {reference});
+  std::map<UnitKey, Unit> units;
   for (const Transcript& t : transcripts) {
-    if (t.protocol != sid_et) continue;
+    if (t.protocol != sid_et || pre_debate.unanimous.count({t.task_id, t.seed})) continue;
     for (const EventRecord& e : t.events) {
       if (e.kind != "trigger") continue;
       const auto detail = nlohmann::json::parse(e.detail, nullptr, false);
@@ -67,6 +72,9 @@ Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts
                    [](const Unit& a, const Unit& b) { return a.min_ll > b.min_ll; });
   SkipRateTuning tuning;
   tuning.units = static_cast<std::int64_t>(order.size());
+  tuning.pre_debate_source = pre_debate.source;
+  for (const Transcript& t : transcripts)
+    if (t.protocol == sid_et && pre_debate.unanimous.count({t.task_id, t.seed})) ++tuning.unanimous;
   tuning.reference_accuracy = reference_correct / static_cast<double>(matched);
   tuning.reference_tokens = reference_tokens / static_cast<double>(matched);
   const double n = static_cast<double>(order.size());
@@ -76,7 +84,10 @@ Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts
     const auto skipped = static_cast<std::size_t>(std::ceil(rate * n - 1e-9));
     SkipRateRow row;
     row.skip_rate = rate;
-    row.threshold = skipped > 0 ? order[skipped - 1].min_ll : std::numeric_limits<double>::infinity();
+    // sid_et keeps a single answer whose min-LL is above its threshold: the first debated unit's
+    // min-LL keeps exactly the units before it (and debates any tied with it); when every unit
+    // is skipped, any value below the lowest.
+    row.threshold = skipped < order.size() ? order[skipped].min_ll : std::floor(order.back().min_ll) - 1.0;
     double correct = 0.0, tokens = 0.0;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const bool skip = i < skipped;
@@ -110,7 +121,12 @@ std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& si
       "SID-ET skip-rate tuning (SVR-MAD App. A, Algorithm 2): {} replayed on {} units against "
       "{} (accuracy {:.3f}, {:.0f} tokens per unit)\n",
       sid_et, tuning.units, reference, tuning.reference_accuracy, tuning.reference_tokens);
-  out += fmt::format("{:>9}  {:>13}  {:>8}  {:>8}\n", "skip rate", "min-LL >= ", "accuracy", "tokens");
+  out += tuning.pre_debate_source.empty()
+             ? "no protocol recorded pre-debate answers (svr_mad's priors), so units unanimous before debate "
+               "could not be left out\n"
+             : fmt::format("{} units unanimous before debate left out ({}'s pre-debate answers), as in App. A\n",
+                           tuning.unanimous, tuning.pre_debate_source);
+  out += fmt::format("{:>9}  {:>13}  {:>8}  {:>8}\n", "skip rate", "min-LL > ", "accuracy", "tokens");
   const SkipRateRow* selected = nullptr;
   for (const SkipRateRow& row : tuning.rows) {
     const bool is_selected = std::fabs(row.skip_rate - tuning.selected) < 1e-9;
@@ -119,7 +135,7 @@ std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& si
                        row.accuracy, row.tokens, is_selected ? "  <- selected" : "");
   }
   out += fmt::format("selected skip rate {:.0f}% ({})", 100.0 * tuning.selected, tuning.why);
-  if (selected) out += fmt::format("; use threshold: {:.6g}", selected->threshold);
+  if (selected) out += fmt::format("; use threshold: {}", selected->threshold);  // shortest exact form
   return out + "\n";
 }
 

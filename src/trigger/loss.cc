@@ -129,8 +129,8 @@ double confidence_penalty(const std::vector<double>& p, const std::vector<double
   double sum = 0.0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     // iMAD eq. (7).
-    if (y[i] == 0 && p[i] > params.threshold) sum += u[i] * u[i];
-    if (y[i] == 1 && p[i] < params.threshold) sum += (1.0 - u[i]) * (1.0 - u[i]);
+    if (y[i] == 0 && p[i] > params.penalty_tau()) sum += u[i] * u[i];
+    if (y[i] == 1 && p[i] < params.penalty_tau()) sum += (1.0 - u[i]) * (1.0 - u[i]);
   }
   return sum / static_cast<double>(p.size());
 }
@@ -182,10 +182,10 @@ BatchLoss batch_loss(const LossSpec& spec, const FocusCalParams& params, const E
         // d(u²)/dℓ_u = 2u·u(1−u), d((1−u)²)/dℓ_u = −2(1−u)·u(1−u).
         for (Eigen::Index i = 0; i < n; ++i) {
           const double du = u[i] * (1.0 - u[i]);
-          if (y[i] == 0 && p[i] > params.threshold) {
+          if (y[i] == 0 && p[i] > params.penalty_tau()) {
             out.value += w * inv_n * u[i] * u[i];
             out.dl_u[i] += w * inv_n * 2.0 * u[i] * du;
-          } else if (y[i] == 1 && p[i] < params.threshold) {
+          } else if (y[i] == 1 && p[i] < params.penalty_tau()) {
             out.value += w * inv_n * (1.0 - u[i]) * (1.0 - u[i]);
             out.dl_u[i] -= w * inv_n * 2.0 * (1.0 - u[i]) * du;
           }

@@ -61,6 +61,8 @@ Result<std::size_t> validate(const TrainingSet& data, const TrainOptions& o) {
   if (!(o.shape.dropout >= 0.0 && o.shape.dropout < 1.0)) return bad("dropout must be in [0, 1)");
   if (o.focus.bins < 1) return bad("ECE needs at least one bin");
   if (!(o.focus.threshold > 0.0 && o.focus.threshold < 1.0)) return bad("threshold must be in (0, 1)");
+  if (!(o.focus.penalty_tau() > 0.0 && o.focus.penalty_tau() < 1.0))
+    return bad("the confidence penalty's threshold must be in (0, 1)");
   return conf;
 }
 
@@ -164,7 +166,8 @@ Result<TriggerModel> TriggerModel::train(const TrainingSet& data, const TrainOpt
                        {"lambda", options.focus.lambda},
                        {"mu", options.focus.mu},
                        {"bins", options.focus.bins},
-                       {"threshold", options.focus.threshold}}}};
+                       {"threshold", options.focus.threshold},
+                       {"penalty_threshold", options.focus.penalty_tau()}}}};
   model.network_ = std::make_shared<const trigger::Network>(std::move(net));
   return model;
 }

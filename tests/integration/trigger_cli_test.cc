@@ -94,6 +94,46 @@ TEST(TriggerCli, TrainTriggerLearnsFromARunAndWritesAModelImadCanUse) {
   EXPECT_NE(imad.out.find("selective debate decisions"), std::string::npos) << imad.out;
 }
 
+// iMAD has one τ: the decision threshold is also eq. 7's (§4.1, §4.2). --threshold sets both;
+// --penalty-threshold gives eq. 7 another only when asked. Training is deterministic given the
+// seed, so equal losses mean the same τ in eq. 7 and different losses a different one.
+TEST(TriggerCli, TrainTriggerThresholdIsTheTauOfTheConfidencePenaltyToo) {
+  const auto dir = scratch_dir("train-trigger-tau");
+  const std::string data = (source_dir() / "examples/data/mc-sample.jsonl").string();
+  write_file(dir / "train.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n"
+             "dataset: {path: " +
+                 data +
+                 ", limit: 20}\n"
+                 "protocols:\n  - {name: self_critique, agents: [a1]}\nseeds: [1, 2]\n");
+  ASSERT_EQ(run_parley({"run", "train.yaml", "--out", "run", "--quiet"}, dir).exit_code, 0);
+  ASSERT_EQ(run_parley({"train-trigger", "run", "--out", "first.json", "--examples-out", "examples.jsonl",
+                        "--quiet"},
+                       dir)
+                .exit_code,
+            0);
+  const auto train = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"train-trigger", "--examples-in", "examples.jsonl", "--out", out,
+                                     "--layers",      "2",             "--hidden",       "16", "--epochs",
+                                     "8",             "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_parley(args, dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return Json::parse(read_file(dir / out));
+  };
+  const Json one_tau = train("one.json", {"--threshold", "0.5"});
+  EXPECT_DOUBLE_EQ(one_tau["threshold"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(one_tau["training"]["focus"]["threshold"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(one_tau["training"]["focus"]["penalty_threshold"].get<double>(), 0.5);
+  const Json same = train("same.json", {"--threshold", "0.5", "--penalty-threshold", "0.5"});
+  EXPECT_EQ(same["metadata"]["epoch_loss"], one_tau["metadata"]["epoch_loss"]);
+  const Json other = train("other.json", {"--threshold", "0.5", "--penalty-threshold", "0.7"});
+  EXPECT_DOUBLE_EQ(other["threshold"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(other["training"]["focus"]["penalty_threshold"].get<double>(), 0.7);
+  EXPECT_NE(other["metadata"]["epoch_loss"], one_tau["metadata"]["epoch_loss"]);
+}
+
 TEST(TriggerCli, TrainTriggerErrorsAreOneLine) {
   const auto dir = scratch_dir("train-trigger-errors");
   write_file(dir / "single.yaml",

@@ -36,5 +36,20 @@ TEST(RocAuc, OneClassIsNaNAndBadInputsThrow) {
   EXPECT_THROW((void)roc_auc({0.1, 0.2}, {1, 2}), std::invalid_argument);
 }
 
+TEST(ExpectedCalibrationError, RejectsBadInputs) {
+  EXPECT_THROW((void)expected_calibration_error({0.5}, {1}, 0), std::invalid_argument);  // no bin
+  EXPECT_THROW((void)expected_calibration_error({0.5, 0.4}, {1}), std::invalid_argument);
+  EXPECT_THROW((void)expected_calibration_error({0.5}, {-1}), std::invalid_argument);
+  EXPECT_THROW((void)roc_auc({0.5, 0.4}, {1, -1}), std::invalid_argument);
+}
+
+// Pairs counted by hand over a larger set with ties inside and across the classes.
+// Positives .9, .7, .7, .3; negatives .7, .5, .3, .3, .1.
+//   .9 beats all 5 → 5;  each .7 beats .5, .3, .3, .1 and ties .7 → 4.5 (twice);
+//   .3 beats .1 and ties .3, .3 → 2.  Sum 16 of 4·5 = 20 pairs: AUC 0.8.
+TEST(RocAuc, MixedTiesCountedPairByPair) {
+  EXPECT_DOUBLE_EQ(roc_auc({0.7, 0.3, 0.9, 0.1, 0.7, 0.5, 0.3, 0.7, 0.3}, {1, 0, 1, 0, 0, 0, 1, 1, 0}), 0.8);
+}
+
 }  // namespace
 }  // namespace parley

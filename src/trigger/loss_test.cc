@@ -193,5 +193,90 @@ TEST(ParseLossSpec, RejectsBadSpecsWithAClearMessage) {
   EXPECT_EQ(error("bogus").rfind("loss spec 'bogus': ", 0), 0u);
 }
 
+// FocusCal's terms and gradients on one batch of five, pinned from the equations. Logits chosen
+// so that p = σ(z) is exact: z = (ln 3, −ln 3, ln 9, 0, ln 3.5) → p = (3/4, 1/4, 9/10, 1/2, 7/9),
+// y = (0, 1, 1, 0, 1); ℓ_u = (ln 3/7, ln 1/4, 0, ln 4, ln 1/9) → u = (0.3, 0.2, 0.5, 0.8, 0.1).
+// The values come from eqs. (5)–(8) written out below; the gradients from dp/dz = p(1 − p)
+// (closed forms in the comments), re-checked by central differences of the same equations in
+// python3 (indicators of eq. 7 and bins of eq. 8 held fixed).
+struct PinnedBatch {
+  Eigen::RowVectorXd z, l_u;
+  std::vector<int> y = {0, 1, 1, 0, 1};
+  PinnedBatch() : z(5), l_u(5) {
+    z << std::log(3.0), -std::log(3.0), std::log(9.0), 0.0, std::log(3.5);
+    l_u << std::log(3.0 / 7.0), std::log(0.25), 0.0, std::log(4.0), std::log(1.0 / 9.0);
+  }
+  trigger::BatchLoss loss(const char* spec) const {
+    return trigger::batch_loss(parse_loss_spec(spec, kDefaults).value(), kDefaults, z, l_u, y);
+  }
+};
+
+void expect_row(const Eigen::RowVectorXd& got, const std::vector<double>& want, const char* what) {
+  ASSERT_EQ(got.size(), static_cast<Eigen::Index>(want.size())) << what;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[static_cast<Eigen::Index>(i)], want[i], 1e-9) << what << " [" << i << "]";
+}
+
+TEST(BatchLossPinned, AsymmetricFocal) {
+  // eq. (6): y = 0: −2 p² ln(1 − p); y = 1: −(1 − p)² ln p.
+  //   −2·(9/16)·ln(1/4) = 1.559581156; −(9/16)·ln(1/4) = 0.779790578; −(1/100)·ln(9/10) = 0.001053605;
+  //   −2·(1/4)·ln(1/2) = 0.346573590; −(4/81)·ln(7/9) = 0.012410509; mean 0.539881904
+  // dL/dz·N: y = 0: α0[p³ − γ p² (1−p) ln(1−p)], y = 1: α1[γ p (1−p)² ln p − (1−p)³]:
+  //   2[27/64 + 2·(9/16)(1/4)·ln 4] = 1.623540578 → /5 = 0.324708116, …
+  const trigger::BatchLoss l = PinnedBatch().loss("af");
+  EXPECT_NEAR(l.value, 0.5398819037754551, 1e-12);
+  expect_row(l.dz, {0.3247081156732001, -0.1623540578088445, -0.000579297887437491, 0.1193147181055565,
+                    -0.00605585953605825},
+             "af dz");
+  expect_row(l.dl_u, {0, 0, 0, 0, 0}, "af dl_u");
+}
+
+TEST(BatchLossPinned, ConfidencePenalty) {
+  // eq. (7), τ = 0.7: example 0 (y 0, p .75 > τ): u² = .09; example 1 (y 1, p .25 < τ):
+  // (1 − .2)² = .64; example 2 (y 1, p .9) and 4 (y 1, p .78) are above τ, example 3 (y 0, p .5)
+  // below it: 0. Mean .73/5 = .146; weight λ = 6.
+  // dL/dℓ_u = 2u·u(1 − u)/N = 2·.3·.21/5 = .0252 and −2(1 − u)·u(1 − u)/N = −2·.8·.16/5 = −.0512;
+  // nothing flows into z.
+  const trigger::BatchLoss l = PinnedBatch().loss("1*cp");
+  EXPECT_NEAR(l.value, 0.146, 1e-12);
+  expect_row(l.dl_u, {0.0252, -0.0512, 0, 0, 0}, "cp dl_u");
+  expect_row(l.dz, {0, 0, 0, 0, 0}, "cp dz");
+  EXPECT_NEAR(PinnedBatch().loss("cp").value, 6.0 * 0.146, 1e-12);
+}
+
+TEST(BatchLossPinned, CalibrationError) {
+  // eq. (8), 15 bins: p .75 and 7/9 share bin 11 (gap .75 + .7778 − 1 = +.5278), .25 bin 3
+  // (gap −.75), .9 bin 13 (−.1), .5 bin 7 (+.5). ECE = (.527778 + .75 + .1 + .5)/5 = .375556.
+  // dECE/dz_i = sign(gap of i's bin)·p(1 − p)/N: (+.1875, −.1875, −.09, +.25, +14/81)/5.
+  const trigger::BatchLoss l = PinnedBatch().loss("1*ece");
+  EXPECT_NEAR(l.value, 0.3755555555555556, 1e-12);
+  expect_row(l.dz, {0.0375, -0.0375, -0.018, 0.05, 14.0 / 81.0 / 5.0}, "ece dz");
+  expect_row(l.dl_u, {0, 0, 0, 0, 0}, "ece dl_u");
+}
+
+TEST(BatchLossPinned, CrossEntropyAndSquaredError) {
+  // BCE: −(ln 1/4 + ln 1/4 + ln .9 + ln .5 + ln 7/9)/5 = .764482169; dL/dz = (p − y)/N.
+  const trigger::BatchLoss bce = PinnedBatch().loss("bce");
+  EXPECT_NEAR(bce.value, 0.7644821693476918, 1e-12);
+  expect_row(bce.dz, {0.15, -0.15, -0.02, 0.1, (7.0 / 9.0 - 1.0) / 5.0}, "bce dz");
+  // MSE: (.5625 + .5625 + .01 + .25 + 4/81)/5 = .286876543; dL/dz = 2(p − y)p(1 − p)/N.
+  const trigger::BatchLoss mse = PinnedBatch().loss("mse");
+  EXPECT_NEAR(mse.value, 0.28687654320987654, 1e-12);
+  expect_row(mse.dz, {0.05625, -0.05625, -0.0036, 0.05, 2.0 * (-2.0 / 9.0) * (14.0 / 81.0) / 5.0}, "mse dz");
+}
+
+TEST(BatchLossPinned, FocusCalIsTheWeightedSum) {
+  // eq. (5): L_AF + λ L_CP + μ ECE = .539882 + 6·.146 + 5·.375556 = 3.293659682; the gradients add
+  // with the same weights.
+  const PinnedBatch b;
+  const trigger::BatchLoss l = b.loss("focuscal");
+  EXPECT_NEAR(l.value, 3.2936596815532333, 1e-12);
+  const trigger::BatchLoss af = b.loss("af"), cp = b.loss("1*cp"), ece = b.loss("1*ece");
+  for (Eigen::Index i = 0; i < 5; ++i) {
+    EXPECT_NEAR(l.dz[i], af.dz[i] + 5.0 * ece.dz[i], 1e-15) << i;
+    EXPECT_NEAR(l.dl_u[i], 6.0 * cp.dl_u[i], 1e-15) << i;
+  }
+}
+
 }  // namespace
 }  // namespace parley

@@ -3,7 +3,7 @@
 // answers, justifies its answer step by step, is made to argue against it, and then commits to
 // a final answer, stating a confidence for the initial belief, for the forced disagreement and
 // for the final answer. The response is written in labelled sections (see the prompt in
-// src/protocols/self_critique_prompt.cc) and read here into its parts; a response missing
+// src/protocols/self_critique.cc) and read here into its parts; a response missing
 // sections is still read as far as it goes. Pure functions, safe from any thread.
 
 #include <array>
@@ -53,8 +53,11 @@ struct SelfCritique {
   std::string problem() const;
 };
 
-// Reads a self-critique response. Labels are matched case-insensitively at the start of a line,
-// after optional markdown ("**Final answer:**", "## Self-critique", "3. Initial reasoning:").
+// Reads a self-critique response in the layouts models write: labelled lines ("**Final answer:**",
+// "3. Initial reasoning:", "Confidence in the critique:"), headings ("## Self-critique"),
+// labels inside a line ("B — Jupiter is largest. Confidence: 85%") and bare "Answer"/
+// "Confidence" labels that belong to the block they appear in. The rules are in
+// docs/protocols.md, "Selective debate".
 SelfCritique parse_self_critique(std::string_view text, const Task& task);
 
 }  // namespace parley

@@ -42,6 +42,10 @@ struct SelfCritique {
   std::optional<std::string> alternative;     // the answer the critique argues for, if stated
   std::optional<double> critique_confidence;  // confidence in the forced disagreement
   Answer final;                               // the committed answer and its confidence
+  // The final answer as written, without its reasoning or confidence ("B (Jupiter)"): the Final
+  // answer section, else the Initial answer section; "" when the reply has neither. iMAD's
+  // AnswerToken counts its tokens (Table 5).
+  std::string final_answer_text;
   std::vector<CritiqueSection> missing;       // required sections absent or unreadable
 
   // The answer of the turn: the final answer, else the initial one, else whatever answer

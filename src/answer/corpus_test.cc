@@ -329,6 +329,7 @@ struct CritiqueCase {
   double critique_confidence;  // kMissing = none
   const char* final_answer;    // canonical final answer; nullptr = none
   double final_confidence;     // kMissing = none
+  const char* final_text;      // the final answer as written, which AnswerToken counts
   std::vector<CritiqueSection> missing;
 };
 
@@ -340,72 +341,72 @@ const CritiqueCase kCritiques[] = {
      "**Initial Answer:** B\n**Reasoning:** Jupiter is a gas giant with a radius about 11 times Earth's.\n"
      "**Confidence:** 85%\n\n**Self-Critique:** Perhaps the question means the largest terrestrial planet, which "
      "would be Earth (D).\n**Confidence:** 20%\n\n**Final Answer:** B\n**Confidence:** 90%",
-     "B", 0.85, "radius about 11 times", "largest terrestrial planet", 0.20, "B", 0.90, {}},
+     "B", 0.85, "radius about 11 times", "largest terrestrial planet", 0.20, "B", 0.90, "B", {}},
     {"AnswerReasoningAndConfidenceOnOneLine", Kind::kPlanets,
      "Initial answer: B \xE2\x80\x94 Jupiter is by far the largest planet, over 300 Earth masses. Confidence: 85%\n"
      "Self-critique: Venus is sometimes called Earth's twin, but that is about similarity to Earth, not size. "
      "Confidence: 10%\nFinal answer: B \xE2\x80\x94 the critique does not hold. Confidence: 90%",
-     "B", 0.85, "over 300 Earth masses", "Earth's twin", 0.10, "B", 0.90, {}},
+     "B", 0.85, "over 300 Earth masses", "Earth's twin", 0.10, "B", 0.90, "B", {}},
     {"MarkdownHeadings", Kind::kPlanets,
      "## Initial Answer\nB\n\n## Initial Reasoning\nJupiter's radius is about 69,911 km, the largest of any planet.\n\n"
      "## Initial Confidence\n85%\n\n## Self-Critique\nIf the question meant the brightest planet in the night sky, "
-     "Venus would be the answer.\n\n## Alternative Answer\nC\n\n## Critique Confidence\n15%\n\n## Final Answer\nB\n\n"
+     "Venus would be the answer.\n\n## Alternative Answer\nC\n\n## Critique Confidence\n15%\n\n## Final Answer\nB (Jupiter)\n\n"
      "## Final Confidence\n90%",
-     "B", 0.85, "69,911 km", "brightest planet", 0.15, "B", 0.90, {}},
+     "B", 0.85, "69,911 km", "brightest planet", 0.15, "B", 0.90, "B (Jupiter)", {}},
     {"StepHeadingsCombiningAnswerAndReasoning", Kind::kPlanets,
      "### Step 1: Initial answer and reasoning\n**B. Jupiter.** It has more than twice the mass of all the other "
      "planets combined.\n\n*Confidence: 80%*\n\n### Step 2: Self-critique\nIf the question meant the largest rocky "
      "planet, Earth (D) would be right.\n\n*Confidence in the critique: 25%*\n\n### Step 3: Final answer\n**B**\n\n"
      "*Final confidence: 85%*",
-     "B", 0.80, "twice the mass", "largest rocky planet", 0.25, "B", 0.85, {}},
+     "B", 0.80, "twice the mass", "largest rocky planet", 0.25, "B", 0.85, "B", {}},
     {"NumberedLabelsWithQualifiers", Kind::kPlanets,
      "1. Initial answer (option letter): B\n2. Initial reasoning: Jupiter is a gas giant about 11 times wider than "
      "Earth.\n3. Initial confidence score: 80%\n4. Self-critique: The question could be read as the largest planet "
      "visible to the naked eye, which might suggest Venus (C).\n5. Critique confidence score: 30%\n6. Final answer: B\n"
      "7. Final confidence score: 85%",
-     "B", 0.80, "11 times wider", "naked eye", 0.30, "B", 0.85, {}},
+     "B", 0.80, "11 times wider", "naked eye", 0.30, "B", 0.85, "B", {}},
     {"FinalConfidenceInsideTheFinalAnswerLine", Kind::kPlanets,
      "Initial answer: B\nInitial reasoning: Jupiter is the largest planet by volume.\nInitial confidence: 80%\n"
      "Self-critique: Someone might pick Earth because it is the largest rocky planet.\nCritique confidence: 25%\n"
      "Final answer: B (confidence: 88%)",
-     "B", 0.80, "largest planet by volume", "largest rocky planet", 0.25, "B", 0.88, {}},
+     "B", 0.80, "largest planet by volume", "largest rocky planet", 0.25, "B", 0.88, "B", {}},
     {"CritiqueReallyMissing", Kind::kPlanets,
      "Initial answer: B\nReasoning: Jupiter is the largest planet by mass and volume.\nConfidence: 90%\n"
      "Final answer: B\nConfidence: 90%",
-     "B", 0.90, "mass and volume", nullptr, kMissing, "B", 0.90, {S::kSelfCritique, S::kCritiqueConfidence}},
+     "B", 0.90, "mass and volume", nullptr, kMissing, "B", 0.90, "B", {S::kSelfCritique, S::kCritiqueConfidence}},
     {"PipeSeparatedCompact", Kind::kPlanets,
      "Initial answer: B | Reasoning: Jupiter has 318 Earth masses, far more than any other planet | Confidence: 90%\n"
      "Critique: Saturn is nearly as wide, but it is not an option, so nothing here beats Jupiter | Confidence: 15%\n"
      "Final: B | Confidence: 92%",
-     "B", 0.90, "318 Earth masses", "Saturn is nearly as wide", 0.15, "B", 0.92, {}},
+     "B", 0.90, "318 Earth masses", "Saturn is nearly as wide", 0.15, "B", 0.92, "B", {}},
     {"NoLayoutAtAll", Kind::kPlanets, "Jupiter is the largest planet.\nAnswer: B\nConfidence: 95%",
-     "B", 0.95, nullptr, nullptr, kMissing, nullptr, kMissing,
+     "B", 0.95, nullptr, nullptr, kMissing, nullptr, kMissing, "B",
      {S::kInitialReasoning, S::kSelfCritique, S::kCritiqueConfidence, S::kFinalAnswer, S::kFinalConfidence}},
     {"ConfidencesInWords", Kind::kPlanets,
      "Initial answer: B\nInitial reasoning: Jupiter is the biggest planet by far.\nInitial confidence: high (about 80%)\n"
      "Self-critique: One might confuse size with brightness and pick Venus.\nCritique confidence: low, roughly 10%\n"
      "Final answer: B\nFinal confidence: very high \xE2\x80\x94 95%",
-     "B", 0.80, "biggest planet", "brightness", 0.10, "B", 0.95, {}},
+     "B", 0.80, "biggest planet", "brightness", 0.10, "B", 0.95, "B", {}},
     {"QwenBoldLabelsColonOutside", Kind::kPlanets,
      "**Initial answer**: B\n\n**Initial reasoning**:\n1. Jupiter's radius is about 69,911 km.\n2. Earth's is about "
      "6,371 km.\n\n**Initial confidence**: 85%\n\n**Self-critique**:\nThe question might be about the largest rocky "
      "planet.\n\n**Critique confidence**: 20%\n\n**Final answer**: B\n\n**Final confidence**: 88%",
-     "B", 0.85, "6,371 km", "largest rocky", 0.20, "B", 0.88, {}},
+     "B", 0.85, "6,371 km", "largest rocky", 0.20, "B", 0.88, "B", {}},
     {"ConfidenceInPhrasing", Kind::kPlanets,
      "Initial Answer: B\nInitial Reasoning: Jupiter is a gas giant, the largest by volume.\n"
      "Confidence in initial answer: 85%\nCounter-argument: If the question were about density, Earth (D) would win.\n"
-     "Confidence in counter-argument: 20%\nFinal Answer: B\nConfidence in final answer: 90%",
-     "B", 0.85, "gas giant", "density", 0.20, "B", 0.90, {}},
+     "Confidence in counter-argument: 20%\nFinal Answer: B. Jupiter\nConfidence in final answer: 90%",
+     "B", 0.85, "gas giant", "density", 0.20, "B", 0.90, "B. Jupiter", {}},
     {"StoppedBeforeTheFinalAnswer", Kind::kPlanets,
      "Initial answer: D\nInitial reasoning: Earth is where we live, so it seems large.\nInitial confidence: 60%\n"
      "Self-critique: However, Jupiter is a gas giant and is certainly larger.\nAlternative answer: B\n"
      "Critique confidence: 70%",
-     "D", 0.60, "where we live", "gas giant", 0.70, nullptr, kMissing, {S::kFinalAnswer, S::kFinalConfidence}},
+     "D", 0.60, "where we live", "gas giant", 0.70, nullptr, kMissing, "D", {S::kFinalAnswer, S::kFinalConfidence}},
     {"NumericCompactWithParentheticalConfidences", Kind::kNumber,
      "**Initial answer:** 18 \xE2\x80\x94 16 \xE2\x88\x92 3 \xE2\x88\x92 4 = 9 eggs sold at $2 gives $18. "
      "(Confidence: 85%)\n**Self-critique:** Maybe she also sells the muffins, which would change the total to 20. "
      "(Confidence: 15%)\n**Final answer:** 18 (Confidence: 90%)",
-     "18", 0.85, "9 eggs sold", "muffins", 0.15, "18", 0.90, {}},
+     "18", 0.85, "9 eggs sold", "muffins", 0.15, "18", 0.90, "18", {}},
 };
 // clang-format on
 
@@ -444,6 +445,7 @@ TEST_P(CritiqueCorpus, ReadsEverySectionTheReplyHas) {
   expect_confidence(critique.critique_confidence, c.critique_confidence, "critique confidence");
   EXPECT_EQ(critique.final.value, expected_answer(c.final_answer));
   expect_confidence(critique.final.confidence, c.final_confidence, "final confidence");
+  EXPECT_EQ(critique.final_answer_text, c.final_text);
   EXPECT_EQ(critique.missing, c.missing) << critique.problem();
   // The turn's answer: the final one, else the initial one.
   EXPECT_EQ(critique.answer.value, expected_answer(c.final_answer != nullptr ? c.final_answer : c.initial));

@@ -18,7 +18,8 @@
 // What a block lacks a labelled section for is read from the block's other text: a confidence
 // statement anywhere in it ("Final answer: B (confidence: 88%)"), and for the initial reasoning
 // the initial answer section's text after the answer itself ("B — Jupiter is by far the
-// largest ..."), when that is at least four words.
+// largest ..."), when that is at least four words. The final answer as written (AnswerToken's
+// text) is the final answer section without that reasoning and without a confidence remark.
 #include "parley/self_critique.h"
 
 #include <array>
@@ -362,27 +363,37 @@ std::optional<double> confidence_in(std::string_view section) {
   return std::nullopt;
 }
 
-// The text of an answer section after the answer itself: "B — Jupiter is the largest" gives
-// "Jupiter is the largest"; a remainder shorter than four words restates the answer ("B —
-// Jupiter") and is no reasoning.
-std::string reasoning_after_answer(std::string_view section) {
+struct AnswerParts {
+  std::string_view answer;  // the answer as written: "B (Jupiter)", "18"
+  std::string reasoning;    // what follows it, when that is reasoning
+};
+
+// An answer section split into the answer itself and what follows it: "B — Jupiter is the
+// largest" gives "B" and "Jupiter is the largest". A rest shorter than four words restates the
+// answer ("B — Jupiter") and stays part of it; Markdown and a confidence remark are not part of
+// the answer.
+AnswerParts split_answer(std::string_view section) {
   section = answer_scan::trim(section);
   std::size_t cut = std::string_view::npos;
   std::size_t skip = 0;
   for (std::string_view separator : {"\n", ". ", ", ", "; ", ": ", " - ", "\xE2\x80\x94", "\xE2\x80\x93"}) {
-    const std::size_t at_ = section.find(separator);
-    if (at_ != std::string_view::npos && (cut == std::string_view::npos || at_ < cut)) {
-      cut = at_;
+    const std::size_t found = section.find(separator);
+    if (found != std::string_view::npos && (cut == std::string_view::npos || found < cut)) {
+      cut = found;
       skip = separator.size();
     }
   }
-  if (cut == std::string_view::npos) return {};
-  const std::string_view rest = answer_scan::trim(answer_scan::before_confidence(section.substr(cut + skip)));
-  std::size_t words = 0;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    words += answer_scan::is_alnum(rest[i]) && (i == 0 || !answer_scan::is_alnum(rest[i - 1]));
+  AnswerParts parts{section, {}};
+  if (cut != std::string_view::npos) {
+    const std::string_view rest = answer_scan::trim(section.substr(cut + skip));
+    std::size_t words = 0;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      words += answer_scan::is_alnum(rest[i]) && (i == 0 || !answer_scan::is_alnum(rest[i - 1]));
+    }
+    if (words >= kMinDerivedReasoningWords) parts = {section.substr(0, cut), std::string(rest)};
   }
-  return words >= kMinDerivedReasoningWords ? std::string(rest) : std::string();
+  parts.answer = answer_scan::trim_markup(answer_scan::before_confidence(parts.answer));
+  return parts;
 }
 
 }  // namespace
@@ -429,12 +440,15 @@ SelfCritique parse_self_critique(std::string_view reply, const Task& task) {
   out.initial.value = answer_in(sections.get(S::kInitialAnswer), task);
   out.initial.confidence = block_confidence(S::kInitialConfidence, {S::kInitialAnswer, S::kInitialReasoning});
   out.initial_reasoning = std::string(sections.get(S::kInitialReasoning));
-  if (out.initial_reasoning.empty()) out.initial_reasoning = reasoning_after_answer(sections.get(S::kInitialAnswer));
+  if (out.initial_reasoning.empty()) out.initial_reasoning = split_answer(sections.get(S::kInitialAnswer)).reasoning;
   out.critique = std::string(sections.get(S::kSelfCritique));
   out.alternative = answer_in(sections.get(S::kAlternativeAnswer), task);
   out.critique_confidence = block_confidence(S::kCritiqueConfidence, {S::kSelfCritique, S::kAlternativeAnswer});
   out.final.value = answer_in(sections.get(S::kFinalAnswer), task);
   out.final.confidence = block_confidence(S::kFinalConfidence, {S::kFinalAnswer});
+  const std::string_view final_section = sections.get(S::kFinalAnswer);
+  out.final_answer_text =
+      std::string(split_answer(final_section.empty() ? sections.get(S::kInitialAnswer) : final_section).answer);
 
   if (!out.initial.value) out.missing.push_back(S::kInitialAnswer);
   if (out.initial_reasoning.empty()) out.missing.push_back(S::kInitialReasoning);

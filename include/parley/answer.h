@@ -24,26 +24,32 @@ struct Answer {
   bool parsed() const { return value.has_value(); }
 };
 
-// Parses the final answer, the self-reported confidence and any belief distribution.
+// Parses the final answer, the self-reported confidence and any belief distribution. Only the
+// agent's own words count: not a <think> scratchpad, a quoted peer's answer or a negated
+// statement; a reply that hedges or declines is unparsed rather than guessed. The rules are in
+// docs/formats.md, "How replies are read".
 Answer parse_answer(std::string_view text, const Task& task);
 
-// Choice: "B", "(B)", "Answer: B", "the answer is B", or the text of an option.
+// Choice: "B", "(B)", "Answer: B", "the answer is (B) Paris", or the text of an option.
 // Returns the option letter. Later statements win over earlier ones.
 std::optional<std::string> parse_choice(std::string_view text, const std::vector<std::string>& options);
 
-// Number: "#### 42", "\boxed{42}", "Answer: 1,234.5", "3/4", else the last number in the text.
+// Number: "#### 42", "\boxed{2^{10}}", "Answer: 1,234.5", "3/4", "1.5k", "3.2 \times 10^{5}",
+// else the last sentence holding a number; never a confidence ("I'm 90% sure").
 std::optional<double> parse_number(std::string_view text);
 
 // Canonical string for a number: integers without decimals ("42"), otherwise up to 6
 // significant decimals without trailing zeros ("0.75").
 std::string canonical_number(double value);
 
-// A numeric forecast (protocols paper §2.3): the number after an "Impact:" label if present,
-// otherwise the first signed percentage ("+0.3%", "-1.2 %"). Percent values are returned as
-// written (0.3 for "+0.3%"). The answer of a forecast task.
+// A numeric forecast (protocols paper §2.3): the number on the last "Impact:" line if present
+// ("**Impact:** 0%", "Impact on core CPI: -0.1%", U+2212 also taken as a minus), otherwise the
+// first signed percentage ("+0.3%", "-1.2 %"). Percent values are returned as written (0.3 for
+// "+0.3%"). The answer of a forecast task.
 std::optional<double> parse_forecast(std::string_view text);
 
-// "Confidence: 80%", "confidence 0.8", "I am 90% confident". Returns a value in [0, 1].
+// "Confidence: 80%", "confidence 0.8", "Certainty: high (9/10)", "I am 90% confident", "I'm 90%
+// sure". The last statement wins. Returns a value in [0, 1].
 std::optional<double> parse_confidence(std::string_view text);
 
 // "Dengue 60%, Chikungunya 25%" style distributions (percentages or probabilities).

@@ -19,7 +19,7 @@ namespace parley {
 // The parts of a self-critique response the features read.
 struct FeatureInput {
   std::string question;            // question text (without the options list)
-  std::string response;            // the whole self-critique response (AnswerToken counts its tokens)
+  std::string final_answer;        // the model's final answer as written (AnswerToken counts its tokens)
   std::string initial_reasoning;   // the justification of the initial answer
   std::string critique_reasoning;  // the forced self-critique / counter-argument
   // Self-reported confidences in [0, 1]; out-of-range values are clamped, and a missing (or NaN)
@@ -27,6 +27,10 @@ struct FeatureInput {
   std::optional<double> initial_confidence;
   std::optional<double> negative_confidence;
   std::optional<double> final_confidence;
+  // The response's required sections that were absent or unreadable (section labels, as
+  // SelfCritique::missing names them): their features are the defaults above, so a reader of
+  // the features needs to know.
+  std::vector<std::string> missing_sections;
 };
 
 // The 41 feature names of Table 5, in Table 5's order, spelled as in the paper.

@@ -1,16 +1,20 @@
-// parse_choice: the option letter a reply settles on. Order of evidence, strongest first:
+// parse_choice: the option letter a reply settles on, read in the agent's own words (own_words:
+// no <think> scratchpad, no quoted peer, no negated statement). Order of evidence, strongest first:
 //   1. answer statements, last first ("Answer: B", "the answer is (C)", "\boxed{D}",
 //      "The correct option is B", "I'll go with C"); the last one naming a letter or option
 //      text decides, and an out-of-range letter there makes the reply unparsed;
 //   2. a line that is only a letter ("B", "(B)", "**B.**"), last first;
-//   3. the last non-empty line, when it mentions the text of exactly one option and is not an
-//      option listing ("B. Jupiter").
+//   3. the last non-empty line, when it mentions the text of exactly one option, is not an
+//      option listing ("B. Jupiter") and does not say the agent does not know.
 // A bare letter elsewhere is never taken: "A farmer has..." and "I think..." are words.
 
 #include <string_view>
 #include <vector>
 
+#include "answer/hedges.h"
 #include "answer/option_matcher.h"
+#include "answer/own_words.h"
+#include "answer/confidence_scan.h"
 #include "answer/scan.h"
 #include "answer/statements.h"
 #include "parley/answer.h"
@@ -19,17 +23,23 @@ namespace parley {
 
 using answer_scan::OptionPick;
 
-std::optional<std::string> parse_choice(std::string_view text, const std::vector<std::string>& options) {
+std::optional<std::string> parse_choice(std::string_view reply, const std::vector<std::string>& options) {
+  const answer_scan::OwnWords own = answer_scan::own_words(reply, /*choice_words=*/true);
+  const std::string_view text = own.text;
   const answer_scan::OptionMatcher matcher(options);
   auto decide = [](OptionPick pick) -> std::optional<std::string> {
     if (pick.kind == OptionPick::Kind::kOption) return option_letter(pick.index);
     return std::nullopt;
   };
 
+  const auto declined = answer_scan::no_answer_clauses(text, answer_scan::Unanswerable::kDeclines);
   const auto statements = answer_scan::find_answer_statements(text, /*choice_words=*/true);
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
-    const OptionPick pick = matcher.read_payload(answer_scan::before_confidence(it->payload));
+    const std::string_view payload = answer_scan::before_confidence(it->payload);
+    const OptionPick pick = matcher.read_payload(payload);
     if (pick.kind != OptionPick::Kind::kNone) return decide(pick);
+    const auto begin = static_cast<std::size_t>(payload.data() - text.data());
+    if (answer_scan::overlaps(declined, begin, begin + payload.size())) return std::nullopt;
   }
 
   std::vector<std::string_view> lines;
@@ -42,6 +52,8 @@ std::optional<std::string> parse_choice(std::string_view text, const std::vector
   }
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     if (answer_scan::is_confidence_line(*it)) continue;
+    const auto begin = static_cast<std::size_t>(it->data() - text.data());
+    if (answer_scan::overlaps(declined, begin, begin + it->size())) return std::nullopt;
     return decide(matcher.read_option_text_line(*it));
   }
   return std::nullopt;

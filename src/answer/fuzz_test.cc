@@ -3,6 +3,7 @@
 // AddressSanitizer catches any read past the end. Fixed seeds: failures reproduce.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -32,6 +33,9 @@ void check_any_input(const std::string& bytes) {
   std::copy(bytes.begin(), bytes.end(), buffer.get());
   const std::string_view text(buffer.get(), n);
 
+  if (const auto forecast = parse_forecast(text)) {
+    ASSERT_TRUE(std::isfinite(*forecast));
+  }
   for (AnswerType type : {AnswerType::kChoice, AnswerType::kNumber, AnswerType::kText}) {
     const Task task = task_of(type);
     const Answer answer = parse_answer(text, task);
@@ -94,7 +98,10 @@ TEST(AnswerFuzz, RandomFragments) {
       "out of ", "level", "Option ", "option", "Jupiter", "mars", "the ", "Dengue ", "60%", " and ",
       ";", "P(", "- ", "\xE2", "\xE2\x88", "\xE2\x88\x92", "\xE2\x80\x94", "\xE2\x89\x88", "\xC2",
       "\xC2\xA0", "\xC3\xA9", "\t", "'", "\"", "`", "_", "\\", "0/0", "1/0", ".5", "5.",
-      "Initial answer:", "Self-critique:", "Critique confidence: ", "Final confidence:", "1. ", "## "};
+      "Initial answer:", "Self-critique:", "Critique confidence: ", "Final confidence:", "1. ", "## ",
+      "<think>", "</think>", "\\times 10^{", "^", "k", "M", "{,}", "\\,", "\xE2\x81\xBB", "\xC2\xB3", "\xC3\x97",
+      "not sure", " said ", "'s answer", "> ", "Impact:", "**Impact:**", "Reasoning:", " | ", "Confidence in the critique:",
+      "### Step 1: ", " or ", "between ", "not ", "I agree", "sure", "% sure", "after 3 days", "\\approx"};
   std::mt19937 rng(777);
   for (int i = 0; i < 4000; ++i) {
     std::string text;

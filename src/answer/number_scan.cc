@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <algorithm>
 
 #include "answer/scan.h"
 
@@ -16,6 +18,22 @@ struct ScaleWord {
   double scale;
 };
 constexpr ScaleWord kScaleWords[] = {{"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12}};
+// Magnitude suffixes glued to the number ("1.5k", "$2.4M", "3bn"); a letter right after makes it
+// a unit instead ("5km", "2MB").
+constexpr ScaleWord kScaleSuffixes[] = {{"bn", 1e9}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}};
+// Thousands separators: ',' and the ones LaTeX and typography use ("1{,}250", "12\\,500", thin
+// and narrow no-break spaces).
+constexpr std::string_view kGroupSeparators[] = {",", "{,}", "\\,", "\xE2\x80\x89", "\xE2\x80\xAF"};
+// Multiplication signs of scientific notation: "3.2 \\times 10^{5}", "1.5*10^6", and the
+// multiplication sign and middle dot of Unicode text.
+constexpr std::string_view kTimes[] = {"\\times", "\\cdot", "\xC3\x97", "\xC2\xB7", "*", "x"};
+// Superscript digits 0-9 and the superscript minus and plus, as UTF-8.
+constexpr std::string_view kSuperscriptDigits[] = {"\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",
+                                                   "\xE2\x81\xB4", "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7",
+                                                   "\xE2\x81\xB8", "\xE2\x81\xB9"};
+constexpr std::string_view kSuperscriptMinus = "\xE2\x81\xBB";
+constexpr std::string_view kSuperscriptPlus = "\xE2\x81\xBA";
+constexpr int kMaxExponent = 400;  // beyond any finite double either way
 
 struct Plain {
   double value = 0.0;
@@ -31,13 +49,21 @@ std::optional<Plain> read_plain(std::string_view s, std::size_t i) {
     digits += s[i++];
     ++lead;
   }
-  // ",ddd" continues the number only after 1-3 leading digits and when exactly three digits
-  // follow, so "1,000,000" is one number and "1,2,3" is three.
+  // A separator and "ddd" continue the number only after 1-3 leading digits and when exactly
+  // three digits follow, so "1,000,000" is one number and "1,2,3" is three.
   if (lead >= 1 && lead <= 3) {
-    while (at(s, i) == ',' && is_digit(at(s, i + 1)) && is_digit(at(s, i + 2)) && is_digit(at(s, i + 3)) &&
-           !is_digit(at(s, i + 4))) {
-      digits.append(s.substr(i + 1, 3));
-      i += 4;
+    for (bool more = true; more;) {
+      more = false;
+      for (std::string_view separator : kGroupSeparators) {
+        const std::size_t g = i + separator.size();
+        if (matches_at(s, i, separator) && is_digit(at(s, g)) && is_digit(at(s, g + 1)) && is_digit(at(s, g + 2)) &&
+            !is_digit(at(s, g + 3))) {
+          digits.append(s.substr(g, 3));
+          i = g + 3;
+          more = true;
+          break;
+        }
+      }
     }
   }
   Plain plain;
@@ -105,6 +131,76 @@ std::optional<Plain> read_latex_fraction(std::string_view s, std::size_t i) {
   return Plain{numerator->value / denominator->value, denominator->end, false};
 }
 
+// A signed integer exponent at `i`: "^{-3}", "^-3", "^3", or superscript digits (with an optional
+// superscript minus) right after the base. Returns the exponent and where it ends.
+std::optional<std::pair<int, std::size_t>> read_exponent(std::string_view s, std::size_t i) {
+  int sign = 1;
+  int value = 0;
+  std::size_t j = i;
+  std::size_t digits = 0;
+  auto accumulate = [&](int digit) {
+    value = std::min(kMaxExponent, value * 10 + digit);
+    ++digits;
+  };
+  if (at(s, i) == '^') {
+    const bool braced = at(s, i + 1) == '{';
+    j = skip_spaces(s, i + 1 + (braced ? 1 : 0));
+    if (at(s, j) == '-' || at(s, j) == '+') sign = s[j++] == '-' ? -1 : 1;
+    while (is_digit(at(s, j))) accumulate(s[j++] - '0');
+    if (braced) {
+      j = skip_spaces(s, j);
+      if (at(s, j) != '}') return std::nullopt;
+      ++j;
+    }
+  } else {
+    if (matches_at(s, j, kSuperscriptMinus)) {
+      sign = -1;
+      j += kSuperscriptMinus.size();
+    } else if (matches_at(s, j, kSuperscriptPlus)) {
+      j += kSuperscriptPlus.size();
+    }
+    for (bool more = true; more;) {
+      more = false;
+      for (int d = 0; d < 10; ++d) {
+        if (matches_at(s, j, kSuperscriptDigits[d])) {
+          accumulate(d);
+          j += kSuperscriptDigits[d].size();
+          more = true;
+          break;
+        }
+      }
+    }
+  }
+  if (digits == 0 || is_digit(at(s, j)) || at(s, j) == '.') return std::nullopt;  // "2^{0.5}": not an integer power
+  return std::make_pair(sign * value, j);
+}
+
+// After a plain number ending at `i`: "^{10}" (a power of it) or "\\times 10^{5}" (scientific
+// notation). Updates the value and end; false when neither follows.
+bool read_power_or_scientific(std::string_view s, Plain& plain) {
+  if (auto exponent = read_exponent(s, plain.end)) {
+    plain.value = std::pow(plain.value, exponent->first);
+    plain.end = exponent->second;
+    plain.integer = false;
+    return true;
+  }
+  const std::size_t sign_at = skip_spaces(s, plain.end);
+  for (std::string_view times : kTimes) {
+    if (!matches_at(s, sign_at, times)) continue;
+    const std::size_t ten = skip_spaces(s, sign_at + times.size());
+    if (at(s, ten) != '1' || at(s, ten + 1) != '0') return false;
+    const auto exponent = read_exponent(s, ten + 2);
+    if (!exponent) return false;
+    // Dividing by an exact power of ten rounds once: 1.2 / 1000 is the double nearest 0.0012.
+    const int e = exponent->first;
+    plain.value = e < 0 ? plain.value / std::pow(10.0, -e) : plain.value * std::pow(10.0, e);
+    plain.end = exponent->second;
+    plain.integer = false;
+    return true;
+  }
+  return false;
+}
+
 bool may_start_number(std::string_view s, std::size_t i) {
   const char c = s[i];
   const bool candidate = is_digit(c) || c == '-' || c == '+' || c == '.' || c == '$' || c == '\\' ||
@@ -149,12 +245,22 @@ std::optional<NumberToken> read_number(std::string_view text, std::size_t pos) {
     }
   }
   if (!plain) return std::nullopt;
-  if (!token.fraction && at(text, plain->end) == ' ') {
-    for (const auto& [word, scale] : kScaleWords) {
-      if (word_at(text, plain->end + 1, word)) {
+  if (!token.fraction && !read_power_or_scientific(text, *plain)) {
+    for (const auto& [suffix, scale] : kScaleSuffixes) {
+      if (text.substr(std::min(plain->end, text.size())).starts_with(suffix) &&
+          !is_alnum(at(text, plain->end + suffix.size()))) {
         plain->value *= scale;
-        plain->end += 1 + word.size();
+        plain->end += suffix.size();
         break;
+      }
+    }
+    if (at(text, plain->end) == ' ') {
+      for (const auto& [word, scale] : kScaleWords) {
+        if (word_at(text, plain->end + 1, word)) {
+          plain->value *= scale;
+          plain->end += 1 + word.size();
+          break;
+        }
       }
     }
   }

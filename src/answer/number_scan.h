@@ -1,6 +1,6 @@
 #pragma once
-// Number tokens in model text: "1,234.5", "-3", "$12", "3/4", "\frac{3}{4}", "45%", "2e-3",
-// "1.5 million".
+// Number tokens in model text: "1,234.5", "1{,}250", "-3", "$12", "3/4", "\frac{3}{4}", "45%",
+// "2e-3", "3.2 \times 10^{5}", "2^{10}", "1.5 million", "1.5k", "$2.4M".
 // Used by parse_number, parse_confidence and parse_beliefs; internal to src/answer.
 // Scanning is linear in the text and never reads past its end.
 

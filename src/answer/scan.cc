@@ -54,16 +54,45 @@ bool LineCursor::next() {
   return true;
 }
 
-bool is_confidence_line(std::string_view line) { return find_ci(line, "confiden") != std::string_view::npos; }
-
-std::string_view before_confidence(std::string_view s) {
-  const std::size_t pos = find_ci(s, "confiden");
-  if (pos == std::string_view::npos) return s;
-  s = s.substr(0, pos);
-  while (!s.empty() && (is_space(s.back()) || std::string_view("([,;-|*_").find(s.back()) != std::string_view::npos)) {
-    s.remove_suffix(1);
+std::string_view visible_reply(std::string_view text) {
+  constexpr std::string_view kOpen = "<think>";
+  constexpr std::string_view kClose = "</think>";
+  if (const std::size_t close = text.rfind(kClose); close != std::string_view::npos) {
+    text.remove_prefix(close + kClose.size());
   }
-  return s;
+  // An opening tag left in what remains was never closed: all of it is unfinished thinking.
+  if (text.find(kOpen) != std::string_view::npos) return text.substr(0, 0);
+  return text;
+}
+
+std::vector<Span> sentence_spans(std::string_view text) {
+  std::vector<Span> out;
+  auto add = [&](std::size_t begin, std::size_t end) {
+    while (begin < end && is_space(text[begin])) ++begin;
+    while (end > begin && is_space(text[end - 1])) --end;
+    if (begin < end) out.push_back({begin, end});
+  };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      add(start, i);
+      start = i + 1;
+    } else if ((c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || is_space(text[i + 1]))) {
+      add(start, i + 1);
+      start = i + 1;
+    }
+  }
+  add(start, text.size());
+  return out;
+}
+
+void blank_spans(std::string& text, const std::vector<Span>& spans) {
+  for (const Span& span : spans) {
+    for (std::size_t i = span.begin; i < span.end && i < text.size(); ++i) {
+      if (text[i] != '\n') text[i] = ' ';
+    }
+  }
 }
 
 }  // namespace parley::answer_scan

@@ -4,7 +4,9 @@
 // walking. Internal to src/answer; everything works on string_views into the caller's text.
 
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace parley::answer_scan {
 
@@ -48,11 +50,26 @@ class LineCursor {
   bool done_ = false;
 };
 
-// A line that states a confidence ("Confidence: 80%", "I am 90% confident"); its numbers are
-// never the answer.
-bool is_confidence_line(std::string_view line);
+// [begin, end) byte offsets into a text.
+struct Span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool contains(std::size_t pos) const { return pos >= begin && pos < end; }
+};
 
-// `s` up to a confidence remark inside it: "Paris (confidence: 90%)" gives "Paris".
-std::string_view before_confidence(std::string_view s);
+// The part of a reply that answers. A reasoning model's "<think>...</think>" block is its
+// scratchpad: the reply is the text after the last "</think>" (also when the opening tag is
+// missing, as some chat templates emit), and nothing at all when a "<think>" is never closed
+// (the reply was cut off while thinking). A reply without the tags is all visible.
+std::string_view visible_reply(std::string_view text);
+
+// Sentences of `text`, in order: a sentence ends at a line break, or after '.', '!' or '?'
+// followed by white space or the end ("3.5" and "e.g.x" do not end one). Spans are trimmed of
+// surrounding white space; empty ones are left out.
+std::vector<Span> sentence_spans(std::string_view text);
+
+// Copy of `text` with the bytes of `spans` turned into spaces (line breaks kept), so that
+// offsets stay valid while the blanked words are no longer read.
+void blank_spans(std::string& text, const std::vector<Span>& spans);
 
 }  // namespace parley::answer_scan

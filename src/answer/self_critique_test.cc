@@ -74,9 +74,18 @@ TEST(SelfCritique, NamesTheMissingSectionsAndFallsBackToTheInitialAnswer) {
   EXPECT_DOUBLE_EQ(*c.answer.confidence, 0.60);
 }
 
-TEST(SelfCritique, WithoutSectionsTheAnswerIsAnyAnswerStatement) {
+TEST(SelfCritique, WithoutCritiqueLabelsABareAnswerAndConfidenceAreTheInitialOnes) {
   const SelfCritique c =
       parse_self_critique("I think it is Jupiter.\nAnswer: B\nConfidence: 70%", choice_task());
+  EXPECT_EQ(c.initial.value, "B");
+  EXPECT_DOUBLE_EQ(*c.initial.confidence, 0.70);
+  EXPECT_EQ(c.missing.size(), 5u);  // reasoning, critique and its confidence, final answer and confidence
+  EXPECT_EQ(c.answer.value, "B");
+  EXPECT_DOUBLE_EQ(*c.answer.confidence, 0.70);
+}
+
+TEST(SelfCritique, WithoutAnyLabelTheAnswerIsAnyAnswerStatement) {
+  const SelfCritique c = parse_self_critique("I think it is Jupiter, so the answer is B. I'm 70% sure.", choice_task());
   EXPECT_EQ(c.missing.size(), 7u);  // every required section
   EXPECT_EQ(c.answer.value, "B");
   EXPECT_DOUBLE_EQ(*c.answer.confidence, 0.70);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "answer/confidence_scan.h"
 #include "answer/scan.h"
 
 namespace parley::answer_scan {

@@ -3,6 +3,9 @@
 #include <string>
 #include <string_view>
 
+#include "answer/confidence_scan.h"
+#include "answer/hedges.h"
+#include "answer/own_words.h"
 #include "answer/scan.h"
 #include "answer/statements.h"
 #include "answer/text_answer.h"
@@ -66,6 +69,20 @@ std::string normalize_text(std::string_view text) {
 namespace answer_scan {
 namespace {
 
+// Answers that say there is none.
+constexpr std::string_view kNonAnswers[] = {"unknown", "unclear", "no answer", "none given"};
+
+// "Paris (the capital since 1789)": a closing parenthetical remarks on the answer.
+std::string_view without_trailing_remark(std::string_view s) {
+  if (s.empty() || s.back() != ')') return s;
+  int depth = 0;
+  for (std::size_t i = s.size(); i-- > 0;) {
+    if (s[i] == ')') ++depth;
+    if (s[i] == '(' && --depth == 0) return i == 0 ? s : trim(s.substr(0, i));
+  }
+  return s;
+}
+
 std::string_view clean_text_answer(std::string_view s) {
   s = before_confidence(s);
   for (std::size_t before = s.size() + 1; s.size() != before;) {
@@ -76,26 +93,59 @@ std::string_view clean_text_answer(std::string_view s) {
     for (std::string_view wrapper : {"\\text{", "\\textbf{", "\\mathrm{"}) {
       if (matches_at(s, 0, wrapper) && s.back() == '}') s = s.substr(wrapper.size(), s.size() - wrapper.size() - 1);
     }
+    s = without_trailing_remark(s);
   }
   return s;
 }
 
+bool names_no_answer(std::string_view answer) {
+  const std::string normalized = normalize_text(answer);
+  for (std::string_view none : kNonAnswers) {
+    if (normalized == none) return true;
+  }
+  if (answer.size() == 3 && matches_at(answer, 0, "n/a")) return true;
+  return declares_no_answer(answer, Unanswerable::kIsAnAnswer) || is_bare_stance(answer);
+}
+
+bool intersects(const std::vector<Span>& spans, std::size_t begin, std::size_t end) {
+  for (const Span& span : spans) {
+    if (span.begin < end && span.end > begin) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+// The last answer statement decides; one that declines ("Answer: I'm not sure") leaves the reply
+// unparsed. Without one, the last line that is not a confidence, a question or someone else's
+// statement is the answer, and a line that declines or only takes a stance ("I disagree.") ends
+// the search unparsed.
 std::optional<std::string> parse_text_answer(std::string_view text) {
-  const auto statements = find_answer_statements(text);
+  const OwnWords own = own_words(text);
+  const std::string_view s = own.text;
+  const auto statements = find_answer_statements(s);
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
     const std::string_view answer = clean_text_answer(it->payload);
-    if (!answer.empty()) return std::string(answer);
+    if (answer.empty()) continue;
+    if (names_no_answer(answer)) return std::nullopt;
+    return std::string(answer);
   }
-  std::string_view last;
-  for (LineCursor cursor(text); cursor.next();) {
-    if (is_confidence_line(cursor.line())) continue;
-    const std::string_view line = clean_text_answer(cursor.line());
-    if (!line.empty()) last = line;
+  std::vector<Span> lines;
+  for (std::size_t start = 0; start <= s.size();) {
+    std::size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    lines.push_back({start, end});
+    start = end + 1;
   }
-  if (last.empty()) return std::nullopt;
-  return std::string(last);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const std::string_view line = s.substr(it->begin, it->end - it->begin);
+    const std::string_view answer = clean_text_answer(line);
+    if (answer.empty() || is_confidence_line(line) || intersects(own.blanked, it->begin, it->end)) continue;
+    if (names_no_answer(answer)) return std::nullopt;
+    if (trim_markup(line).ends_with('?')) continue;
+    return std::string(answer);
+  }
+  return std::nullopt;
 }
 
 }  // namespace answer_scan

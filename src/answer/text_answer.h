@@ -1,6 +1,7 @@
 #pragma once
 // Free-text answers: the text after the last answer statement ("Answer: Paris"), else the
-// last non-empty line that is not a confidence line. Used by parse_answer for text tasks;
+// last non-empty line that is not a confidence line, a question or a quoted peer's statement;
+// a hedge ("I'm not sure") is no answer. Used by parse_answer for text tasks;
 // internal to src/answer (normalize_text, its companion, is public in parley/answer.h).
 
 #include <optional>

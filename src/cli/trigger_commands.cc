@@ -3,6 +3,7 @@
 #include "cli/trigger_commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <fstream>
@@ -161,10 +162,17 @@ int command_features(const FeaturesArgs& args) {
     model = std::move(loaded).value();
   }
   const FeatureExtractor extractor;
-  const std::vector<double> values = extractor.extract(self_critique_feature_input(args.question, *response));
+  const FeatureInput input = self_critique_feature_input(args.question, *response);
+  const std::vector<double> values = extractor.extract(input);
   nlohmann::ordered_json out;
   out["features"] = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < values.size(); ++i) out["features"][trigger_feature_names()[i]] = values[i];
+  // The sections the response lacks: their features are defaults, not measurements.
+  out["missing_sections"] = input.missing_sections;
+  if (!input.missing_sections.empty()) {
+    fmt::print(stderr, "parley: {}: missing or unreadable sections: {} (their features are defaults)\n",
+               args.response_file, fmt::join(input.missing_sections, ", "));
+  }
   if (model) {
     const TriggerScore score = model->score(values);
     out["trigger"] = {{"p", score.p},

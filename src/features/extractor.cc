@@ -94,7 +94,7 @@ std::vector<double> FeatureExtractor::extract(const FeatureInput& input) const {
   out.reserve(trigger_feature_names().size());
   // Question: surface statistics and question type.
   out.push_back(static_cast<double>(features::token_spans(input.question).size()));
-  out.push_back(static_cast<double>(features::token_spans(input.response).size()));
+  out.push_back(static_cast<double>(features::token_spans(input.final_answer).size()));  // Table 5
   out.push_back(named_entity_count(input.question));
   const std::string type = question_type(input.question);
   for (const char* name :

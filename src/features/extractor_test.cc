@@ -26,7 +26,7 @@ TEST(TriggerFeatureNames, Table5Order) {
 TEST(FeatureExtractor, PinnedValues) {
   FeatureInput input;
   input.question = "What is the largest planet?";
-  input.response = "Initial answer: Jupiter. Critique: maybe Saturn. Final: Jupiter.";
+  input.final_answer = "(B) Jupiter";
   input.initial_reasoning = "Jupiter is the largest planet.";
   input.critique_reasoning = "Maybe Saturn is larger, but it is not.";
   input.initial_confidence = 0.9;
@@ -38,7 +38,7 @@ TEST(FeatureExtractor, PinnedValues) {
   ASSERT_EQ(f.size(), 41u);
   const std::vector<double> expected = {
       6,   // QuestionToken: What is the largest planet ?
-      14,  // AnswerToken: Initial answer : Jupiter . Critique : maybe Saturn . Final : Jupiter .
+      4,   // AnswerToken: ( B ) Jupiter
       0,   // question_named_entity_count: "What" is a common sentence-initial word
       1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // qtype_what
       // (S what (S (VP is.v (NP the (ADJP largest.a-s) planet.n))) ?) -> depth 5.

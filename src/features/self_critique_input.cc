@@ -11,12 +11,13 @@ FeatureInput self_critique_feature_input(std::string_view question, std::string_
   const SelfCritique parsed = parse_self_critique(response, task);
   FeatureInput input;
   input.question = std::string(question);
-  input.response = std::string(response);
+  input.final_answer = parsed.final_answer_text;
   input.initial_reasoning = parsed.initial_reasoning;
   input.critique_reasoning = parsed.critique;
   input.initial_confidence = parsed.initial.confidence;
   input.negative_confidence = parsed.critique_confidence;
   input.final_confidence = parsed.final.confidence;
+  for (CritiqueSection section : parsed.missing) input.missing_sections.emplace_back(section_label(section));
   return input;
 }
 

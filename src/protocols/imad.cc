@@ -2,7 +2,8 @@
 // writes a structured self-critique; step 3: the 41 interpretable features of the response; step
 // 4: the trained two-head classifier scores it (p, eq. 3, and u, eq. 4); step 5: debate only
 // when p < τ — mad then runs with the single agent as the affirmative, starting from its answer.
-// The trigger event records p, u, τ, the decision and every feature value.
+// The trigger event records p, u, τ, the decision, every feature value and the response's missing
+// sections.
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -26,10 +27,12 @@ class Imad final : public Protocol {
   Async<std::optional<std::string>> run(Debate& debate) const override {
     std::vector<Agent> debaters = debate.agents(2);
     SelfCritiqueTurn critique = co_await ask_self_critique(debate, debaters[0]);
-    const std::vector<double> values =
-        features_->extract(self_critique_feature_input(debate.task().question, critique.text));
+    const FeatureInput input = self_critique_feature_input(debate.task().question, critique.text);
+    const std::vector<double> values = features_->extract(input);
     const TriggerScore score = model_->score(values);
     nlohmann::json detail{{"method", "imad"}, {"p", score.p}, {"u", score.u}, {"threshold", threshold_}};
+    // Sections the response lacks, whose features are defaults (docs/features.md).
+    if (!input.missing_sections.empty()) detail["missing_sections"] = input.missing_sections;
     nlohmann::ordered_json features;
     for (std::size_t i = 0; i < values.size(); ++i) features[model_->feature_names()[i]] = values[i];
     detail["features"] = nlohmann::json::parse(features.dump());  // keeps Table 5's order in the text

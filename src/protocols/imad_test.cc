@@ -71,6 +71,32 @@ TEST(Imad, TheEventRecordsTheScoreTheThresholdAndEveryFeature) {
   EXPECT_DOUBLE_EQ(model->score(values).p, p);
 }
 
+TEST(Imad, TheEventNamesTheSectionsTheResponseLacks) {
+  // Bold labels with bare "Confidence:" lines, and no self-critique at all: the confidences are
+  // read, and the two sections that are really missing are named (their features are defaults).
+  const std::string compact =
+      "**Initial Answer:** A\n**Reasoning:** Mars looks large in the night sky, so it may be the biggest.\n"
+      "**Confidence:** 70%\n\n**Final Answer:** A\n**Confidence:** 60%";
+  Harness h(
+      [&](const ChatRequest& r) -> std::string {
+        if (r.note.turn.starts_with("self_critique")) return compact;  // the re-ask gets the same
+        if (r.note.turn == "affirmative") return "I defend A.\nAnswer: A\nConfidence: 70%";
+        if (r.note.turn == "negative") return "Jupiter is larger.\nAnswer: B\nConfidence: 90%";
+        return Json{{"Preference", "Yes"}, {"Supported Side", "Negative"}, {"Reason", "r"}, {"Debate Answer", "B"}}
+            .dump();
+      },
+      2, 1);
+  const Json trigger = trigger_of(h.run("imad", {{"trigger_model", kModel}}));
+  EXPECT_EQ(trigger["missing_sections"], Json::array({"Self-critique", "Critique confidence"}));
+  EXPECT_DOUBLE_EQ(trigger["features"]["InitialConfidence"].get<double>(), 0.70);
+  EXPECT_DOUBLE_EQ(trigger["features"]["FinalConfidence"].get<double>(), 0.60);
+  EXPECT_DOUBLE_EQ(trigger["features"]["NegativeConfidence"].get<double>(), 0.5);  // the default
+  EXPECT_DOUBLE_EQ(trigger["features"]["AnswerToken"].get<double>(), 1.0);        // "A"
+
+  Harness complete = imad_harness();
+  EXPECT_FALSE(trigger_of(complete.run("imad", {{"trigger_model", kModel}})).contains("missing_sections"));
+}
+
 TEST(Imad, DebatesExactlyWhenTheScoreIsBelowTheThreshold) {
   Harness probe = imad_harness();
   const double p =

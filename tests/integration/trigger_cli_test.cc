@@ -34,7 +34,23 @@ TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
   EXPECT_DOUBLE_EQ(out["features"]["InitialConfidence"].get<double>(), 0.70);
   EXPECT_DOUBLE_EQ(out["features"]["NegativeConfidence"].get<double>(), 0.45);
   EXPECT_DOUBLE_EQ(out["features"]["FinalConfidence"].get<double>(), 0.60);
+  EXPECT_DOUBLE_EQ(out["features"]["AnswerToken"].get<double>(), 1.0);  // the final answer "A" (Table 5)
+  EXPECT_EQ(out["missing_sections"], Json::array());
   EXPECT_FALSE(out.contains("trigger"));
+
+  // A compact layout: the answer, its reasoning and its confidence on one line, no critique.
+  write_file(dir / "compact.txt",
+             "Initial answer: A \xE2\x80\x94 Mars looks large in the night sky, so it may be the biggest. "
+             "Confidence: 70%\nFinal answer: A (confidence: 60%)\n");
+  const auto compact =
+      run_parley({"features", "--question", "Which planet is largest?", "--response", "compact.txt"}, dir);
+  ASSERT_EQ(compact.exit_code, 0) << compact.err;
+  const Json read = Json::parse(compact.out);
+  EXPECT_EQ(read["missing_sections"], Json::array({"Self-critique", "Critique confidence"}));
+  EXPECT_DOUBLE_EQ(read["features"]["InitialConfidence"].get<double>(), 0.70);
+  EXPECT_DOUBLE_EQ(read["features"]["FinalConfidence"].get<double>(), 0.60);
+  EXPECT_GT(read["features"]["InitialReason_num_nouns"].get<double>(), 0.0);  // the reasoning was read
+  EXPECT_NE(compact.err.find("Self-critique, Critique confidence"), std::string::npos) << compact.err;
 
   const auto scored = run_parley({"features", "--question", "Which planet is largest?", "--response",
                                   "response.txt", "--model", model_path()},

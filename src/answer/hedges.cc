@@ -1,0 +1,121 @@
+#include "answer/hedges.h"
+
+#include "parley/answer.h"
+
+namespace parley::answer_scan {
+namespace {
+
+// Written lower-case; "'" also matches the typographic apostrophe and ' ' any run of white space.
+// The agent says it does not know:
+constexpr std::string_view kNotKnowing[] = {
+    "not sure",         "unsure",            "not certain",        "don't know",       "do not know",
+    "dont know",        "i cannot determine", "i can't determine", "we cannot determine", "we can't determine",
+    "unable to determine", "cannot tell",
+    "can't tell",       "cannot say",        "can't say",          "hard to say",      "impossible to say",
+    "don't have enough", "do not have enough", "need more information", "cannot answer", "can't answer",
+    "unable to answer", "no way to know",    "no way of knowing"};
+// The agent says the question has no answer:
+constexpr std::string_view kUnanswerable[] = {
+    "cannot be determined", "can't be determined", "impossible to determine", "not possible to determine",
+    "not enough information", "insufficient information", "more information is needed", "cannot be answered",
+    "can't be answered"};
+constexpr std::string_view kClauseWords[] = {"but", "though", "although", "however", "yet"};
+constexpr std::string_view kRightQuote = "\xE2\x80\x99";  // U+2019
+constexpr std::string_view kDashes[] = {"\xE2\x80\x93", "\xE2\x80\x94"};
+
+// End of `phrase` matched at `pos` (see kNotKnowing), or npos.
+std::size_t phrase_end(std::string_view s, std::size_t pos, std::string_view phrase) {
+  std::size_t i = pos;
+  for (std::size_t k = 0; k < phrase.size(); ++k) {
+    const char p = phrase[k];
+    if (p == ' ') {
+      if (!is_space(at(s, i))) return std::string_view::npos;
+      while (is_space(at(s, i))) ++i;
+    } else if (p == '\'' && matches_at(s, i, kRightQuote)) {
+      i += kRightQuote.size();
+    } else {
+      if (to_lower(at(s, i)) != p) return std::string_view::npos;
+      ++i;
+    }
+  }
+  if (is_alpha(at(s, i))) return std::string_view::npos;
+  return i;
+}
+
+bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!is_alpha(s[i]) || (i > 0 && is_alpha(s[i - 1]))) continue;
+    for (std::string_view phrase : kNotKnowing) {
+      if (phrase_end(s, i, phrase) != std::string_view::npos) return true;
+    }
+    if (claims == Unanswerable::kIsAnAnswer) continue;
+    for (std::string_view phrase : kUnanswerable) {
+      if (phrase_end(s, i, phrase) != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
+// Clause spans of one sentence.
+void split_clauses(std::string_view text, Span sentence, std::vector<Span>& out) {
+  std::size_t start = sentence.begin;
+  for (std::size_t i = sentence.begin; i < sentence.end; ++i) {
+    std::size_t cut = std::string_view::npos;
+    std::size_t resume = i + 1;
+    if (text[i] == ';') {
+      cut = i;
+    } else if (matches_at(text, i, kDashes[0]) || matches_at(text, i, kDashes[1])) {
+      cut = i;
+      resume = i + kDashes[0].size();
+    } else if (is_alpha(text[i]) && (i == 0 || !is_alpha(text[i - 1])) && i > start) {
+      for (std::string_view word : kClauseWords) {
+        if (word_at(text, i, word)) {
+          cut = i;
+          resume = i;
+        }
+      }
+    }
+    if (cut == std::string_view::npos) continue;
+    if (cut > start) out.push_back({start, cut});
+    start = resume;
+    i = resume > i ? resume - 1 : i;
+  }
+  if (sentence.end > start) out.push_back({start, sentence.end});
+}
+
+}  // namespace
+
+std::vector<Span> no_answer_clauses(std::string_view text, Unanswerable claims) {
+  std::vector<Span> clauses;
+  for (const Span& sentence : sentence_spans(text)) split_clauses(text, sentence, clauses);
+  std::vector<Span> out;
+  for (const Span& clause : clauses) {
+    if (holds_no_answer_phrase(text.substr(clause.begin, clause.end - clause.begin), claims)) out.push_back(clause);
+  }
+  return out;
+}
+
+bool declares_no_answer(std::string_view text, Unanswerable claims) { return holds_no_answer_phrase(text, claims); }
+
+bool overlaps(const std::vector<Span>& clauses, std::size_t begin, std::size_t end) {
+  for (const Span& clause : clauses) {
+    if (clause.begin < end && clause.end > begin) return true;
+  }
+  return false;
+}
+
+bool is_bare_stance(std::string_view text) {
+  const std::string words = normalize_text(text);
+  for (std::string_view stance : {"i agree", "i disagree", "i concur"}) {
+    if (!std::string_view(words).starts_with(stance)) continue;
+    const std::string_view rest = std::string_view(words).substr(stance.size());
+    if (rest.empty()) return true;
+    if (!rest.starts_with(" with")) return false;
+    std::size_t spaces = 0;
+    for (char c : rest) spaces += c == ' ';
+    return spaces <= 4;  // "with that", "with agent a2's point": no answer of its own
+  }
+  return false;
+}
+
+}  // namespace parley::answer_scan

@@ -92,7 +92,10 @@ std::string masked_text(const std::string& text, const std::vector<JudgedRespons
                         const Presentation& shown, const std::vector<std::string>& debaters) {
   std::vector<std::string> names = debaters;
   for (const auto& c : candidates) names.push_back(c.agent);
-  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  // Longest first; equal lengths by name, so that duplicates are adjacent for unique().
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
   names.erase(std::unique(names.begin(), names.end()), names.end());
   std::string out = text;
   for (const auto& name : names) {

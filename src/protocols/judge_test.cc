@@ -190,6 +190,129 @@ TEST(Judge, WithNoDebaterSeatedTheDefaultJudgeIsThePoolsFirstAgent) {
   EXPECT_EQ(h.client->requests.at(0).note.agent, "a1");
 }
 
+TEST(Judge, MedianOfAnEvenPanelIsTheMeanOfTheMiddleTwo) {
+  // Likert 5, 4, 1, 3 → 1, 0.75, 0, 0.5; sorted 0, 0.5, 0.75, 1 → (0.5 + 0.75) / 2.
+  Harness h([](const ChatRequest& r) -> std::string {
+    const std::string& j = r.note.agent;
+    return j == "j1" ? R"({"score": 5})" : j == "j2" ? R"({"score": 4})" : j == "j3" ? R"({"score": 1})" : R"({"score": 3})";
+  }, 1, 4);
+  h.judging.aggregation = JudgeAggregation::kMedian;
+  ScoreVerdict v;
+  h.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).score(kThree[1], 0); });
+  EXPECT_DOUBLE_EQ(*v.score, 0.625);
+}
+
+TEST(Judge, TheInstructionNamesTheScaleOfTheVerdict) {
+  for (const JudgeScale scale : {JudgeScale::kLikert, JudgeScale::kRubric}) {
+    Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 1, 1);
+    h.judging.scale = scale;
+    h.run_with([&](Debate& d) -> Async<void> { co_await Judge(d).score(kThree[1], 0); });
+    const std::string& prompt = h.client->requests.at(0).messages.back().content;
+    const bool likert = scale == JudgeScale::kLikert;
+    EXPECT_EQ(prompt.find("from 1 (wrong or irrelevant) to 5") != std::string::npos, likert) << prompt;
+    EXPECT_EQ(prompt.find("from 0 (wrong or irrelevant) to 1") != std::string::npos, !likert) << prompt;
+  }
+}
+
+TEST(Judge, MaskingReplacesEveryMentionOfEveryName) {
+  // Names mentioned twice, one inside a longer name and one as a prefix of a word: only whole
+  // names are replaced, the text between them is kept once.
+  const std::vector<JudgedResponse> two = {{"a1", "First a2 erred, then a2 agreed with a3#2 and a22.\nAnswer: C"},
+                                           {"a2", "I side with a1.\nAnswer: B"}};
+  Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 1, 1);
+  h.run_with([&](Debate& d) -> Async<void> { co_await Judge(d).compare(two[0], two[1], 0); });
+  const ChatRequest& r = h.client->requests.at(0);
+  std::string a1_label, a2_label;
+  for (const auto& s : r.note.shown) (s.agent == "a1" ? a1_label : a2_label) = s.label;
+  const std::string& prompt = r.messages.back().content;
+  EXPECT_NE(prompt.find("First " + a2_label + " erred, then " + a2_label + " agreed with a3#2 and a22.\nAnswer: C"),
+            std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("I side with " + a1_label + ".\nAnswer: B"), std::string::npos) << prompt;
+}
+
+TEST(Judge, EachJudgedCandidateSetHasItsOwnSampleIndex) {
+  // The sample index is keyed on what is judged, so a judge scoring two responses at a
+  // positive temperature draws two independent samples, and the same judgment the same one.
+  std::vector<int> samples;
+  for (int run = 0; run < 2; ++run) {
+    Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 1, 1);
+    h.run_with([&](Debate& d) -> Async<void> {
+      co_await Judge(d).score(kThree[0], 0);
+      co_await Judge(d).score(kThree[1], 0);
+    });
+    for (const auto& r : h.client->requests) samples.push_back(r.note.sample);
+  }
+  ASSERT_EQ(samples.size(), 4u);
+  EXPECT_NE(samples[0], samples[1]);
+  EXPECT_EQ(samples[0], samples[2]);
+  EXPECT_EQ(samples[1], samples[3]);
+}
+
+TEST(Judge, TheJudgeEventNamesEachJudgeAndWhyAFailedOneFailed) {
+  Harness h([](const ChatRequest& r) -> std::string {
+    return r.note.agent == "j2" ? "Both look fine to me." : R"({"winner": "tie", "reason": "same"})";
+  }, 1, 2);
+  CompareVerdict v;
+  const Transcript t = h.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).compare(kThree[0], kThree[1], 0); });
+  EXPECT_EQ(v.ties, 1);
+  EXPECT_EQ(v.votes_first + v.votes_second, 0);
+  EXPECT_FALSE(v.winner.has_value());
+  EXPECT_FALSE(v.failed);
+  nlohmann::json detail;
+  std::string failed_detail;
+  for (const auto& e : t.events) {
+    if (e.kind == "judge") detail = nlohmann::json::parse(e.detail);
+    if (e.kind == "judge_failed") failed_detail = e.detail;
+  }
+  ASSERT_EQ(detail["judges"].size(), 2u);
+  EXPECT_EQ(detail["judges"][0]["judge"], "j1");
+  EXPECT_EQ(detail["judges"][0]["verdict"], (nlohmann::json{{"winner", "tie"}}));  // the reason is not kept
+  EXPECT_EQ(detail["judges"][1]["judge"], "j2");
+  EXPECT_NE(detail["judges"][1]["failed"].get<std::string>().find("no JSON object"), std::string::npos);
+  EXPECT_EQ(failed_detail.rfind("j2: ", 0), 0u) << failed_detail;
+  EXPECT_NE(failed_detail.find("no JSON object"), std::string::npos) << failed_detail;
+  EXPECT_TRUE(detail["result"].is_null());
+}
+
+TEST(Judge, ACompareNoJudgeAnsweredHasFailed) {
+  Harness h([](const ChatRequest&) { return std::string("I cannot decide."); }, 1, 2);
+  CompareVerdict v;
+  h.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).compare(kThree[0], kThree[1], 0); });
+  EXPECT_TRUE(v.failed);
+  EXPECT_FALSE(v.winner.has_value());
+}
+
+TEST(Judge, PanelRankingOrdersByMeanPositionAndKeepsInputOrderOnTies) {
+  // Unmasked, so labels are the agents' names. j1: a3 a1 a2; j2: a3 a2 a1; j3: a1 a3 a2.
+  // Mean positions: a1 (1 + 2 + 0) / 3 = 1, a2 (2 + 1 + 2) / 3 = 5/3, a3 (0 + 0 + 1) / 3 = 1/3.
+  // Without j3, a1 and a2 tie at 1.5 and keep their input order.
+  const auto ranking_of = [](const ChatRequest& r) -> std::string {
+    const std::string& j = r.note.agent;
+    const char* order = j == "j1" ? R"(["a3", "a1", "a2"])" : j == "j2" ? R"(["a3", "a2", "a1"])" : R"(["a1", "a3", "a2"])";
+    return std::string(R"({"ranking": )") + order + "}";
+  };
+  Harness three(ranking_of, 1, 3);
+  three.judging.mask_identities = false;
+  RankVerdict v;
+  three.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).rank(kThree, 0); });
+  ASSERT_FALSE(v.failed);
+  ASSERT_EQ(v.position.size(), 3u);
+  EXPECT_DOUBLE_EQ(v.position[0], 1.0);
+  EXPECT_DOUBLE_EQ(v.position[1], 5.0 / 3.0);
+  EXPECT_DOUBLE_EQ(v.position[2], 1.0 / 3.0);
+  EXPECT_EQ(v.order, (std::vector<std::size_t>{2, 0, 1}));
+
+  Harness two(ranking_of, 1, 2);
+  two.judging.mask_identities = false;
+  two.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).rank(kThree, 0); });
+  EXPECT_EQ(v.position, (std::vector<double>{1.5, 1.5, 0.0}));
+  EXPECT_EQ(v.order, (std::vector<std::size_t>{2, 0, 1}));
+  const std::vector<JudgedResponse> swapped = {kThree[1], kThree[0], kThree[2]};
+  two.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).rank(swapped, 1); });
+  EXPECT_EQ(v.order, (std::vector<std::size_t>{2, 0, 1}));  // a2 now comes first in the input
+}
+
 TEST(BestOfN, DraftsAtJitteredTemperaturesAndTheJudgesFavouriteIsKept) {
   // N = 2 around τ = 0.4: drafts at 0.325 and 0.475, Fig. 1's temperatures (Alg. I's 1-based
   // index would give 0.475 and 0.625; docs/protocols.md, "Best-of-N").

@@ -15,7 +15,8 @@
 namespace parley {
 namespace {
 
-// iMAD App. A.2: a missing confidence is the uninformative 0.5; reported values are clamped.
+// parley's choice (the paper does not say): a missing confidence is the uninformative 0.5;
+// reported values are clamped.
 double confidence_feature(const std::optional<double>& value) {
   if (!value.has_value() || std::isnan(*value)) return 0.5;
   return std::clamp(*value, 0.0, 1.0);

@@ -92,8 +92,8 @@ Result<LossSpec> parse_loss_spec(std::string_view text, const FocusCalParams& pa
     rest.remove_prefix(plus + 1);
   }
 
-  // Default weights of eq. (5). In App. C.2 (iii) BCE or MSE replaces ECE next to L_AF and L_CP
-  // "keeping the other terms fixed": the replacement takes ECE's slot and so its weight μ.
+  // Default weights of eq. (5). App. C.2 (iii) replaces ECE with BCE or MSE "while keeping other
+  // terms of L_AF and L_CP fixed"; our reading: the replacement takes ECE's slot and weight μ.
   const bool replaces_ece = present[0] && present[1] && !present[2];
   const std::array<double, kTerms.size()> defaults = {
       1.0, params.lambda, params.mu, replaces_ece ? params.mu : 1.0, replaces_ece ? params.mu : 1.0};

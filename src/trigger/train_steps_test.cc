@@ -20,12 +20,7 @@ namespace {
 
 using trigger_test::synthetic_set;
 
-TrainOptions small_options() {
-  TrainOptions o;
-  o.shape = MlpShape{2, 16, 0.1};
-  o.epochs = 1;
-  return o;
-}
+TrainOptions small_options() { return trigger_test::small_options(1); }
 
 std::string train_error(const TrainingSet& set, const TrainOptions& o) {
   const Result<TriggerModel> m = TriggerModel::train(set, o);

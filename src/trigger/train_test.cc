@@ -15,12 +15,7 @@ namespace {
 
 using trigger_test::synthetic_set;
 
-TrainOptions small_options() {
-  TrainOptions o;
-  o.shape = MlpShape{2, 16, 0.1};
-  o.epochs = 20;
-  return o;
-}
+TrainOptions small_options() { return trigger_test::small_options(20); }
 
 std::vector<double> scores(const TriggerModel& m, const TrainingSet& set) {
   std::vector<double> out;

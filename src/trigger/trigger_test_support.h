@@ -34,4 +34,12 @@ inline TrainingSet synthetic_set(int examples, std::uint64_t seed, int features 
   return set;
 }
 
+// A small network (2 blocks of 16, dropout 0.1) trained for `epochs` epochs: fast enough for tests.
+inline TrainOptions small_options(int epochs) {
+  TrainOptions o;
+  o.shape = MlpShape{2, 16, 0.1};
+  o.epochs = epochs;
+  return o;
+}
+
 }  // namespace parley::trigger_test

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "protocols/debate.h"
@@ -118,11 +119,14 @@ class SvrMad final : public Protocol {
 
     int round = 0;  // each pairwise debate is one round of the transcript
     while (budget > 0) {
-      const std::size_t receiver = best(agents);
-      // Challengers: the top-S agents that disagree with the receiver's pre-debate answer.
+      const std::optional<std::size_t> top = best(agents);
+      if (!top) break;  // no agent has a pre-debate answer to defend
+      const std::size_t receiver = *top;
+      // Challengers: the top-S agents that disagree with the receiver's pre-debate answer
+      // (Algorithm 1 line 7: y_j ≠ y_r; an agent without an answer holds no y_j to disagree with).
       std::vector<std::size_t> challengers;
       for (std::size_t i = 0; i < agents.size(); ++i)
-        if (key_of(task, agents[i].initial) != key_of(task, agents[receiver].initial))
+        if (!agents[i].initial.empty() && key_of(task, agents[i].initial) != key_of(task, agents[receiver].initial))
           challengers.push_back(i);
       std::stable_sort(challengers.begin(), challengers.end(), [&](std::size_t a, std::size_t b) {
         return agents[a].score(settings_.posterior) > agents[b].score(settings_.posterior);
@@ -191,10 +195,14 @@ class SvrMad final : public Protocol {
   }
 
   // The agent with the highest score; ties go to the first (agent order).
-  std::size_t best(const std::vector<Standing>& agents) const {
-    std::size_t top = 0;
-    for (std::size_t i = 1; i < agents.size(); ++i)
-      if (agents[i].score(settings_.posterior) > agents[top].score(settings_.posterior)) top = i;
+  // The receiver: the highest-scored agent with a pre-debate answer (the first on ties); an
+  // agent whose pre-debate reply had no answer has no y_r to defend.
+  std::optional<std::size_t> best(const std::vector<Standing>& agents) const {
+    std::optional<std::size_t> top;
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      if (agents[i].initial.empty()) continue;
+      if (!top || agents[i].score(settings_.posterior) > agents[*top].score(settings_.posterior)) top = i;
+    }
     return top;
   }
 
@@ -329,7 +337,7 @@ ProtocolInfo svr_mad_protocol() {
       {{"agents", ParamKind::kInt, std::int64_t{6}, 2, 64, "agents N"},
        {"communications", ParamKind::kInt, std::int64_t{2}, 1, 64, "challengers per receiver S"},
        {"challengers", ParamKind::kInt, std::int64_t{2}, 1, 64,
-        "debates C a receiver must survive to be accepted"},
+        "distinct challengers C a receiver must survive to be accepted"},
        {"threshold", ParamKind::kDouble, 1.0, -1.0, 1.0,
         "acceptance threshold on the posterior score (1 = 100% SVR)"},
        std::move(prior),

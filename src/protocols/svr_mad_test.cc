@@ -184,6 +184,34 @@ TEST(SvrMad, AcceptanceCountsDistinctChallengersNotDebates) {
   EXPECT_EQ(t.final_answer, "B");
 }
 
+TEST(SvrMad, AnAgentWithoutAPreDebateAnswerIsNeitherReceiverNorChallenger) {
+  // a1's reply (and its re-ask) hedges without an answer but has the highest min-LL prior; it
+  // holds no y to defend or to disagree with (Algorithm 1 line 7). The receiver is a2 (B, the
+  // best min-LL among agents with an answer); its challengers are a3 and a6 (A), the agents
+  // that disagree, by min-LL; it survives both and is accepted with C = 2 distinct challengers.
+  std::map<std::string, std::string> initial = {
+      {"a1", "It is either A or B; I cannot tell which.\nConfidence: 95%"}, {"a2", says("B", 60)},
+      {"a3", says("A", 60)}, {"a4", says("B", 60)}, {"a5", says("B", 60)}, {"a6", says("A", 60)}};
+  Harness h = queued_harness(initial, {{"a2", {"B"}}});
+  scripted_logprobs(h, {{"a1", LogprobStats{-0.01, 1.1, 30}},
+                        {"a2", LogprobStats{-0.2, 1.4, 30}},
+                        {"a3", LogprobStats{-0.3, 1.4, 30}},
+                        {"a4", LogprobStats{-0.4, 1.4, 30}},
+                        {"a5", LogprobStats{-0.5, 1.4, 30}},
+                        {"a6", LogprobStats{-0.6, 1.4, 30}}});
+  const Transcript t = h.run("svr_mad", {});
+  const auto svr = events(t, "svr");
+  ASSERT_EQ(svr.size(), 2u);
+  EXPECT_EQ(svr[0]["receiver"], "a2");
+  EXPECT_EQ(svr[0]["challenger"], "a3");
+  EXPECT_EQ(svr[1]["receiver"], "a2");
+  EXPECT_EQ(svr[1]["challenger"], "a6");
+  const auto stop = events(t, "stop");
+  ASSERT_EQ(stop.size(), 1u);
+  EXPECT_EQ(stop[0]["reason"], "accepted");
+  EXPECT_EQ(t.final_answer, "B");
+}
+
 TEST(SvrMad, TheFallbackVoteOfAnAgentBreaksItsTieWithItsPreDebateAnswer) {
   // Four agents, S = C = 1, B = 1·(3 + 2) = 5 receivers; each receiver's first debate is a
   // change (so none reaches SVR 1):

@@ -152,11 +152,14 @@ std::string render_table(const Summary& summary);     // fixed-width terminal ta
 struct SkipRateRow {
   double skip_rate = 0.0;
   double threshold = 0.0;  // sid_et's threshold that skips these units (min-LL above it)
+  std::int64_t skipped = 0;  // units that keep the single answer: ⌈r·units⌉, at most the skippable
   double accuracy = 0.0;
   double tokens = 0.0;     // mean prompt + completion tokens per unit
 };
 struct SkipRateTuning {
   std::int64_t units = 0;           // units tuned on
+  std::int64_t always_debated = 0;  // of which sid_et debates whatever its threshold (no parsed
+                                    // single answer, or no min-LL): debated at every rate
   std::int64_t unanimous = 0;       // sid_et's units left out: unanimous before debate
   std::string pre_debate_source;    // the protocol whose record says so ("" = none: nothing left out)
   double reference_accuracy = 0.0;  // the reference protocol (SVR-MAD) on the same units

@@ -455,6 +455,62 @@ TEST(TuneSkipRate, ReplaysAlgorithmTwoAgainstTheReference) {
   EXPECT_FALSE(tune_skip_rate(breakdown_run(), "sid_et", "svr_mad"));
 }
 
+// sid_et debates a unit whose single answer did not parse ("forced") or has no min-LL at any
+// threshold, so the replay debates it at every rate; a re-ask of the single answer is part of
+// the single stage's cost. Units p0–p3 (min-LL −0.1 … −0.4; single right on p0, p1; p0's answer
+// re-asked, 100 + 50 tokens), f0 (forced, min-LL −0.01) and n0 (no min-LL, debate wrong); the
+// debate costs 1,000 tokens (p0: 1,050) and is right except on n0; svr_mad right on 5 of 6 at 500.
+// r = 90%: ⌈5.4⌉ = 6 > 4 skippable, so p0–p3 skipped: right p0, p1, f0 = 3/6, tokens
+// (150 + 3·100 + 2·1,000)/6 = 2,450/6. r = 50%: p0–p2 skipped: right p0, p1, p3, f0 = 4/6,
+// tokens (150 + 2·100 + 3·1,000)/6 = 3,350/6 > 500: selected, threshold −0.4 (p3's min-LL).
+TEST(TuneSkipRate, UnitsSidEtAlwaysDebatesAreDebatedAtEveryRate) {
+  std::vector<Transcript> run;
+  for (int i = 0; i < 4; ++i) {
+    const std::string task = "p" + std::to_string(i);
+    Transcript unit = sid_unit(task, -0.1 * (i + 1), i <= 1, true);
+    for (std::size_t k = 0; k < unit.messages.size(); ++k) unit.messages[k].id = static_cast<int>(k);
+    if (i == 0) {
+      MessageRecord reask;
+      reask.role = "reask";
+      reask.prompt_tokens = 30;
+      reask.completion_tokens = 20;
+      reask.repeats = 0;
+      unit.messages.insert(unit.messages.begin() + 1, reask);
+      for (std::size_t k = 0; k < unit.messages.size(); ++k) unit.messages[k].id = static_cast<int>(k);
+    }
+    run.push_back(unit);
+  }
+  Transcript forced = sid_unit("f0", -0.01, false, true);
+  forced.events.back().detail = nlohmann::json{{"decision", "debate"},
+                                               {"forced", "the single agent gave no parsable answer"},
+                                               {"min_logprob", -0.01},
+                                               {"single_correct", false}}
+                                    .dump();
+  run.push_back(forced);
+  Transcript no_logprobs = sid_unit("n0", 0.0, true, false);
+  no_logprobs.events.back().detail = nlohmann::json{{"decision", "debate"}, {"single_correct", true}}.dump();
+  run.push_back(no_logprobs);
+  for (const char* task : {"p0", "p1", "p2", "p3", "f0", "n0"})
+    run.push_back(debate("svr_mad", task, std::string(task) != "n0", 490, 1));
+
+  auto tuning = tune_skip_rate(run, "sid_et", "svr_mad");
+  ASSERT_TRUE(tuning) << tuning.error().message;
+  EXPECT_EQ(tuning->units, 6);
+  EXPECT_EQ(tuning->always_debated, 2);
+  EXPECT_DOUBLE_EQ(tuning->reference_accuracy, 5.0 / 6.0);
+  ASSERT_EQ(tuning->rows.size(), 9u);
+  EXPECT_EQ(tuning->rows[0].skipped, 4);
+  EXPECT_DOUBLE_EQ(tuning->rows[0].accuracy, 0.5);
+  EXPECT_DOUBLE_EQ(tuning->rows[0].tokens, 2450.0 / 6.0);
+  EXPECT_EQ(tuning->rows[4].skipped, 3);
+  EXPECT_DOUBLE_EQ(tuning->rows[4].accuracy, 4.0 / 6.0);
+  EXPECT_DOUBLE_EQ(tuning->rows[4].tokens, 3350.0 / 6.0);
+  EXPECT_DOUBLE_EQ(tuning->rows[4].threshold, -0.4);
+  EXPECT_DOUBLE_EQ(tuning->selected, 0.5);
+  const std::string rendered = render_skip_rate(*tuning, "sid_et", "svr_mad");
+  EXPECT_NE(rendered.find("2 of the units are debated at every rate"), std::string::npos) << rendered;
+}
+
 TEST(RenderTable, LabelsSimulatedNumbers) {
   const auto simulated = render_table(summarize(sample_run(), {}, true));
   const auto real = render_table(summarize(sample_run(), {}, false));

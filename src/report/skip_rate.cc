@@ -15,6 +15,9 @@ namespace parley {
 namespace {
 
 struct Unit {
+  // sid_et debates a unit whose single answer did not parse or had no min-LL, whatever its
+  // threshold: such a unit keeps its debate at every skip rate.
+  bool always_debated = false;
   double min_ll = 0.0;
   bool single_correct = false;
   double single_tokens = 0.0;
@@ -24,6 +27,17 @@ struct Unit {
 
 double tokens_of(const Transcript& t) {
   return static_cast<double>(t.prompt_tokens() + t.completion_tokens());
+}
+
+// The single stage's tokens: the transcript's first call and its re-asks.
+double single_stage_tokens(const Transcript& t) {
+  const MessageRecord& first = t.messages.front();
+  double tokens = static_cast<double>(first.prompt_tokens + first.completion_tokens);
+  for (std::size_t i = 1; i < t.messages.size(); ++i) {
+    const MessageRecord& m = t.messages[i];
+    if (m.repeats && *m.repeats == first.id) tokens += static_cast<double>(m.prompt_tokens + m.completion_tokens);
+  }
+  return tokens;
 }
 
 }  // namespace
@@ -39,21 +53,27 @@ Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts
     for (const EventRecord& e : t.events) {
       if (e.kind != "trigger") continue;
       const auto detail = nlohmann::json::parse(e.detail, nullptr, false);
-      if (!detail.is_object() || !detail.contains("min_logprob") || !detail["min_logprob"].is_number()) break;
+      if (!detail.is_object())
+        return Error{fmt::format("{} on {} seed {}: unreadable trigger event", sid_et, t.task_id, t.seed)};
       if (detail.value("decision", "") != "debate")
         return Error{
             fmt::format("{} kept the single answer on {} seed {}: run it with threshold: 0 so that every "
                         "unit debates, then tune",
                         sid_et, t.task_id, t.seed)};
       if (t.messages.empty()) break;
-      const MessageRecord& first = t.messages.front();  // the single agent's answer
-      units[{t.task_id, t.seed}] =
-          Unit{detail["min_logprob"].get<double>(), detail.value("single_correct", false),
-               static_cast<double>(first.prompt_tokens + first.completion_tokens), t.correct, tokens_of(t)};
+      Unit unit;
+      unit.always_debated =
+          detail.contains("forced") || !detail.contains("min_logprob") || !detail["min_logprob"].is_number();
+      unit.min_ll = unit.always_debated ? 0.0 : detail["min_logprob"].get<double>();
+      unit.single_correct = detail.value("single_correct", false);
+      unit.single_tokens = single_stage_tokens(t);
+      unit.debate_correct = t.correct;
+      unit.debate_tokens = tokens_of(t);
+      units[{t.task_id, t.seed}] = unit;
       break;
     }
   }
-  if (units.empty())
+  if (std::none_of(units.begin(), units.end(), [](const auto& u) { return !u.second.always_debated; }))
     return Error{fmt::format("no {} debate with a single-agent min log-likelihood in the run", sid_et)};
   double reference_correct = 0.0, reference_tokens = 0.0;
   std::int64_t matched = 0;
@@ -65,30 +85,38 @@ Result<SkipRateTuning> tune_skip_rate(const std::vector<Transcript>& transcripts
   }
   if (matched == 0) return Error{fmt::format("no {} debate on the units {} ran", reference, sid_et)};
 
-  // Units in order of falling min-LL: skipping rate r keeps the first ⌈r·n⌉ single answers.
-  std::vector<Unit> order;
-  for (const auto& [key, unit] : units) order.push_back(unit);
+  // Units in order of falling min-LL: skipping rate r keeps the first ⌈r·n⌉ single answers of
+  // the n units, out of those that sid_et can skip at all (the rest are debated at any rate).
+  std::vector<Unit> order, debated;
+  for (const auto& [key, unit] : units) (unit.always_debated ? debated : order).push_back(unit);
   std::stable_sort(order.begin(), order.end(),
                    [](const Unit& a, const Unit& b) { return a.min_ll > b.min_ll; });
   SkipRateTuning tuning;
-  tuning.units = static_cast<std::int64_t>(order.size());
+  tuning.units = static_cast<std::int64_t>(units.size());
+  tuning.always_debated = static_cast<std::int64_t>(debated.size());
   tuning.pre_debate_source = pre_debate.source;
   for (const Transcript& t : transcripts)
     if (t.protocol == sid_et && pre_debate.unanimous.count({t.task_id, t.seed})) ++tuning.unanimous;
   tuning.reference_accuracy = reference_correct / static_cast<double>(matched);
   tuning.reference_tokens = reference_tokens / static_cast<double>(matched);
-  const double n = static_cast<double>(order.size());
+  const double n = static_cast<double>(units.size());
+  double debated_correct = 0.0, debated_tokens = 0.0;
+  for (const Unit& unit : debated) {
+    debated_correct += unit.debate_correct ? 1.0 : 0.0;
+    debated_tokens += unit.debate_tokens;
+  }
   bool chosen = false;
   for (int percent = 90; percent >= 10; percent -= 10) {  // Algorithm 2, lines 3–12
     const double rate = percent / 100.0;
-    const auto skipped = static_cast<std::size_t>(std::ceil(rate * n - 1e-9));
+    const auto skipped = std::min(order.size(), static_cast<std::size_t>(std::ceil(rate * n - 1e-9)));
     SkipRateRow row;
     row.skip_rate = rate;
     // sid_et keeps a single answer whose min-LL is above its threshold: the first debated unit's
     // min-LL keeps exactly the units before it (and debates any tied with it); when every unit
     // is skipped, any value below the lowest.
     row.threshold = skipped < order.size() ? order[skipped].min_ll : std::floor(order.back().min_ll) - 1.0;
-    double correct = 0.0, tokens = 0.0;
+    row.skipped = static_cast<std::int64_t>(skipped);
+    double correct = debated_correct, tokens = debated_tokens;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const bool skip = i < skipped;
       correct += (skip ? order[i].single_correct : order[i].debate_correct) ? 1.0 : 0.0;
@@ -126,13 +154,18 @@ std::string render_skip_rate(const SkipRateTuning& tuning, const std::string& si
                "could not be left out\n"
              : fmt::format("{} units unanimous before debate left out ({}'s pre-debate answers), as in App. A\n",
                            tuning.unanimous, tuning.pre_debate_source);
-  out += fmt::format("{:>9}  {:>13}  {:>8}  {:>8}\n", "skip rate", "min-LL > ", "accuracy", "tokens");
+  if (tuning.always_debated > 0)
+    out += fmt::format("{} of the units are debated at every rate: sid_et debates a single answer that did not "
+                       "parse or has no min-LL, whatever its threshold\n",
+                       tuning.always_debated);
+  out += fmt::format("{:>9}  {:>13}  {:>7}  {:>8}  {:>8}\n", "skip rate", "min-LL > ", "skipped", "accuracy",
+                     "tokens");
   const SkipRateRow* selected = nullptr;
   for (const SkipRateRow& row : tuning.rows) {
     const bool is_selected = std::fabs(row.skip_rate - tuning.selected) < 1e-9;
     if (is_selected) selected = &row;
-    out += fmt::format("{:>8.0f}%  {:>13.4f}  {:>8.3f}  {:>8.0f}{}\n", 100.0 * row.skip_rate, row.threshold,
-                       row.accuracy, row.tokens, is_selected ? "  <- selected" : "");
+    out += fmt::format("{:>8.0f}%  {:>13.4f}  {:>7}  {:>8.3f}  {:>8.0f}{}\n", 100.0 * row.skip_rate, row.threshold,
+                       row.skipped, row.accuracy, row.tokens, is_selected ? "  <- selected" : "");
   }
   out += fmt::format("selected skip rate {:.0f}% ({})", 100.0 * tuning.selected, tuning.why);
   if (selected) out += fmt::format("; use threshold: {}", selected->threshold);  // shortest exact form

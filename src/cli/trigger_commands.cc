@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "parley/runner.h"
+#include "parley/self_critique.h"
 #include "parley/trigger.h"
 
 namespace parley::cli {
@@ -161,8 +162,17 @@ int command_features(const FeaturesArgs& args) {
     }
     model = std::move(loaded).value();
   }
-  const FeatureExtractor extractor;
   const FeatureInput input = self_critique_feature_input(args.question, *response);
+  // Every section but the optional alternative answer missing: there is nothing to measure,
+  // and 41 defaults would score like a real response.
+  if (input.missing_sections.size() + 1 >= kCritiqueSectionLabels.size()) {
+    fmt::print(stderr,
+               "parley: {}: no section of a self-critique response could be read (an answer, its reasoning, "
+               "the critique or a confidence); nothing to extract\n",
+               args.response_file);
+    return kExitUsage;
+  }
+  const FeatureExtractor extractor;
   const std::vector<double> values = extractor.extract(input);
   nlohmann::ordered_json out;
   out["features"] = nlohmann::ordered_json::object();

@@ -216,7 +216,8 @@ std::string render_comparison(const Comparison& comparison) {
   out += "p perm: paired permutation test, Holm-adjusted in p Holm; p Wilcox: Wilcoxon signed-rank, "
          "Benjamini-Hochberg-adjusted in p BH\n";
   out += comparison.family == AdjustmentFamily::kPair
-             ? "adjusted within each pair across its metrics (family: pair, as the protocols paper §2.4)\n"
+             ? "adjusted within each pair across its metrics (family: pair; the protocols paper §2.4 adjusts each pair "
+               "across PRR, AD and CF)\n"
              : fmt::format("adjusted across all {} rows (family: all)\n", comparison.rows.size());
   if (!comparison.not_compared.empty()) {
     out += fmt::format("not compared (the metric is defined on no matched unit of both): {}\n",

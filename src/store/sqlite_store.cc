@@ -92,6 +92,11 @@ class SqliteStore final : public Store {
       }
       return Ok{};
     }
+    // Only a new store may be stamped: every parley store records its version with its first write.
+    if (count() > 0) {
+      return Error{fmt::format("{}: store has debates but no schema version (not written by parley, or damaged)",
+                               path_)};
+    }
     return set_meta("schema_version", version);
   }
 
@@ -157,13 +162,16 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<Transcript>> load_all() override {
-    Statement s(db_, "SELECT transcript FROM debates ORDER BY protocol, task_id, seed");
+    Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
     if (!s) return failure("prepare");
     std::vector<Transcript> transcripts;
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
       auto t = transcript_from_json(s.text(0));
-      if (!t) return Error{fmt::format("{}: {}", path_, t.error().message)};
+      if (!t) {
+        return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.text(1), s.text(2),
+                                 from_sql(s.integer(3)), t.error().message)};
+      }
       transcripts.push_back(std::move(*t));
     }
     if (rc != SQLITE_DONE) return failure("read debates");

@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include <sqlite3.h>
+
 #include "parley/store.h"
 
 namespace parley {
@@ -127,6 +129,47 @@ TEST_F(StoreTest, AVersionOneStoreIsRefusedWithTheReason) {
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message.find("re-asks are not linked"), std::string::npos) << store.error().message;
   EXPECT_NE(store.error().message.find("run the experiment again"), std::string::npos);
+}
+
+// Runs one statement on the store's file behind parley's back (a damaged or hand-edited store).
+void tamper(const std::filesystem::path& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_F(StoreTest, AStoreWithDebatesButNoSchemaVersionIsRefusedNotStamped) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+  }
+  tamper(db(), "DELETE FROM meta WHERE key = 'schema_version'");
+  for (int attempt = 0; attempt < 2; ++attempt) {  // refused again: the first refusal wrote nothing
+    auto store = Store::open(db());
+    ASSERT_FALSE(store);
+    EXPECT_NE(store.error().message.find("has debates but no schema version"), std::string::npos)
+        << store.error().message;
+  }
+}
+
+TEST_F(StoreTest, AnUnreadableTranscriptNamesItsDebate) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+    ASSERT_TRUE((*store)->put(unit("q2", "mad", 7)));
+  }
+  tamper(db(), "UPDATE debates SET transcript = '{\"messages\": 5}' WHERE task_id = 'q2'");
+  auto store = Store::open(db());
+  ASSERT_TRUE(store) << store.error().message;
+  auto all = (*store)->load_all();
+  ASSERT_FALSE(all);
+  EXPECT_NE(all.error().message.find("debate of task q2, protocol mad, seed 7: "), std::string::npos)
+      << all.error().message;
 }
 
 TEST_F(StoreTest, NotADatabaseIsAnError) {

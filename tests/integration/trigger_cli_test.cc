@@ -63,6 +63,19 @@ TEST(TriggerCli, FeaturesPrintsTheFortyOneFeaturesInTableFivesOrder) {
   const auto missing = run_parley({"features", "--question", "q", "--response", "nope.txt"}, dir);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("nope.txt: cannot read"), std::string::npos) << missing.err;
+
+  // A response with no readable section (empty, or bytes that are no text) is no input: an
+  // error, not 41 defaults a trigger could score.
+  write_file(dir / "empty.txt", "");
+  write_file(dir / "garbage.txt", std::string("\x89PNG\r\n\x1a\n\x00\x01\xff\xfe binary", 20));
+  for (const char* file : {"empty.txt", "garbage.txt"}) {
+    const auto unread = run_parley({"features", "--question", "q", "--response", file}, dir);
+    EXPECT_EQ(unread.exit_code, 2) << file;
+    EXPECT_TRUE(unread.out.empty()) << unread.out;
+    EXPECT_NE(unread.err.find(std::string(file) + ": no section of a self-critique response could be read"),
+              std::string::npos)
+        << unread.err;
+  }
 }
 
 TEST(TriggerCli, TrainTriggerLearnsFromARunAndWritesAModelImadCanUse) {

@@ -130,6 +130,17 @@ TEST(Judge, MalformedVerdictIsReaskedThenRecordedAsAFailure) {
   EXPECT_TRUE(failure_recorded);
 }
 
+TEST(Judge, TheNumberOfReasksIsTheSetting) {
+  for (const int reasks : {0, 1, 3}) {
+    Harness h([](const ChatRequest&) { return std::string("Four out of five."); }, 1, 1);
+    h.judging.reasks = reasks;
+    ScoreVerdict v;
+    const Transcript t = h.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).score(kThree[1], 0); });
+    EXPECT_FALSE(v.score.has_value());
+    EXPECT_EQ(t.messages.size(), static_cast<std::size_t>(1 + reasks)) << reasks;
+  }
+}
+
 TEST(Judge, AReaskThatFixesTheVerdictIsUsed) {
   Harness h([](const ChatRequest& r) {
     return r.note.turn == "judge_score_reask" ? std::string(R"({"score": 4})") : std::string(R"({"score": 9})");

@@ -7,7 +7,7 @@
 //   - at the start of a line, after Markdown, list numbering and "Step 2:", followed by ':' or
 //     a dash ("**Initial answer:** B", "3. Initial confidence score: 80%", "Initial answer — B"),
 //     or alone on its line as a heading ("## Self-Critique", "**Final Answer**");
-//   - inside a line after " | ", "; ", ", ", ". ", a dash or '(', followed by ':' ("B — ...
+//   - inside a line after " | " (or " || "), "; ", ", ", ". ", a dash or '(', followed by ':' ("B — ...
 //     Confidence: 85%", "Reasoning: ... | Confidence: 90%", "18 (Confidence: 85%)").
 // A label is a few words, every one of them a label word (below): it names its section by its
 // keywords ("Confidence in the critique", "Initial answer (option letter)", "Counter-argument",
@@ -234,7 +234,7 @@ std::optional<FoundLabel> line_label(std::string_view line) {
 }
 
 // Separators after which a label may start inside a line.
-constexpr std::string_view kInlineSeparators[] = {" | ", "; ", ", ", ". ", "(", "[", "\xE2\x80\x94",
+constexpr std::string_view kInlineSeparators[] = {" || ", " | ", "; ", ", ", ". ", "(", "[", "\xE2\x80\x94",
                                                   "\xE2\x80\x93"};
 
 struct InlineLabel {

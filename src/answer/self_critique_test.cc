@@ -41,6 +41,23 @@ TEST(SelfCritique, ReadsEverySectionOfAWellFormedResponse) {
   EXPECT_EQ(c.problem(), "");
 }
 
+TEST(SelfCritique, OneLineWithDoublePipesBetweenTheBlocks) {
+  // Each block's confidence stays in its block: the critique's 10%, the final answer's 95%.
+  const std::string text =
+      "Initial answer: B | Reasoning: Jupiter is 11 times wider than Earth | Confidence: 90% || Critique: Saturn's "
+      "rings make it look bigger in photos | Alternative: C | Confidence: 10% || Final answer: B | Confidence: 95%";
+  const SelfCritique c = parse_self_critique(text, choice_task());
+  EXPECT_TRUE(c.complete()) << c.problem();
+  EXPECT_EQ(c.initial.value, "B");
+  EXPECT_DOUBLE_EQ(*c.initial.confidence, 0.90);
+  EXPECT_EQ(c.initial_reasoning, "Jupiter is 11 times wider than Earth");
+  EXPECT_EQ(c.critique, "Saturn's rings make it look bigger in photos");
+  EXPECT_EQ(c.alternative, "C");
+  EXPECT_DOUBLE_EQ(*c.critique_confidence, 0.10);
+  EXPECT_EQ(c.final.value, "B");
+  EXPECT_DOUBLE_EQ(*c.final.confidence, 0.95);
+}
+
 TEST(SelfCritique, AcceptsMarkdownNumberingAndOptionText) {
   const std::string text =
       "## Initial answer: (B) Jupiter\n"

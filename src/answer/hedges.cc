@@ -8,13 +8,13 @@ namespace {
 // Written lower-case; "'" also matches the typographic apostrophe and ' ' any run of white space.
 // The agent says it does not know:
 constexpr std::string_view kNotKnowing[] = {
-    "not sure",         "unsure",            "not certain",        "don't know",       "do not know",
-    "dont know",        "i cannot determine", "i can't determine", "we cannot determine", "we can't determine",
-    "unable to determine", "cannot tell",
-    "can't tell",       "cannot say",        "can't say",          "hard to say",      "impossible to say",
-    "don't have enough", "do not have enough", "need more information", "cannot answer", "can't answer",
-    "unable to answer", "no way to know",    "no way of knowing", "can't decide",  "cannot decide",
-    "can not decide",   "unable to decide",  "torn between",       "undecided"};
+    "not sure",           "unsure",              "not certain",         "don't know",         "do not know",
+    "dont know",          "i cannot determine",  "i can't determine",   "we cannot determine", "we can't determine",
+    "unable to determine", "cannot tell",        "can't tell",          "cannot say",         "can't say",
+    "hard to say",        "impossible to say",   "don't have enough",   "do not have enough", "need more information",
+    "cannot answer",      "can't answer",        "unable to answer",    "no way to know",     "no way of knowing",
+    "can't decide",       "cannot decide",       "can not decide",      "unable to decide",   "torn between",
+    "undecided"};
 // The agent says the question has no answer:
 constexpr std::string_view kUnanswerable[] = {
     "cannot be determined", "can't be determined", "impossible to determine", "not possible to determine",
@@ -45,8 +45,10 @@ std::size_t phrase_end(std::string_view s, std::size_t pos, std::string_view phr
 
 // An alternative that is an answer: a number ("12", "$15") or an option letter ("B", "(C)").
 bool is_answer_word(std::string_view word) {
-  while (!word.empty() && std::string_view("*_$(").find(word.front()) != std::string_view::npos) word.remove_prefix(1);
-  while (!word.empty() && std::string_view("*_).,").find(word.back()) != std::string_view::npos) word.remove_suffix(1);
+  while (!word.empty() && std::string_view("*_$(").find(word.front()) != std::string_view::npos)
+    word.remove_prefix(1);
+  while (!word.empty() && std::string_view("*_).,").find(word.back()) != std::string_view::npos)
+    word.remove_suffix(1);
   if (word.size() == 1 && is_upper(word[0])) return true;
   return !word.empty() && is_digit(word[0]);
 }

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 #include <string_view>
 
 #include "answer/confidence_scan.h"
@@ -60,7 +60,8 @@ constexpr std::string_view kLeadMarkup[] = {"\\(", "\\[", "$$", "\\boxed{", "\\t
 // Subordinate clauses of reason, condition or premise after the main clause: their numbers are
 // premises ("She makes 18 dollars, since 9 eggs remain"). Some open one only after ", " ("as" is
 // also a comparison). A premise runs to the clause that resumes the main line ("so", "but").
-constexpr std::string_view kPremiseOpeners[] = {"since", "because", "assuming", "given that", "provided that"};
+constexpr std::string_view kPremiseOpeners[] = {"since", "because", "assuming", "given that",
+                                                "provided that"};
 constexpr std::string_view kCommaPremiseOpeners[] = {"as", "given", "provided", "considering"};
 constexpr std::string_view kPremiseEnders[] = {"so", "but", "therefore", "thus", "hence", "which"};
 // Words that end the lead number's clause, so that an '=' after them belongs to its justification.
@@ -318,7 +319,8 @@ Reading read_sentences(std::string_view s, const std::vector<Span>& declined) {
     std::vector<Candidate> main;
     std::copy_if(candidates.begin(), candidates.end(), std::back_inserter(main),
                  [&](const Candidate& c) { return !inside(premises, c.token.begin); });
-    if (!main.empty() && main.size() < candidates.size()) return pick(s, *it, main, /*opening=*/false, premises);
+    if (!main.empty() && main.size() < candidates.size())
+      return pick(s, *it, main, /*opening=*/false, premises);
     return pick(s, *it, candidates, /*opening=*/false);
   }
   return {};

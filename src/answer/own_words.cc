@@ -121,53 +121,54 @@ bool negated(std::string_view payload) {
   return word_at(payload, i, "not");
 }
 
-
 // ---- Clauses the agent does not assert: someone else's computation, a criticised figure or
 // option, a counterfactual. They are found clause by clause; a parenthetical is a clause of its
 // own inside the clause around it ("Answer: B (A is incorrect)"). ----
 
 // Words that open a new clause inside a sentence (a cut is made before them).
-constexpr std::string_view kClauseOpeners[] = {"but",  "however", "although", "though", "yet",      "whereas",
-                                               "so",   "since",   "because",  "hence",  "therefore", "thus",
-                                               "leaving", "assuming", "given"};
+constexpr std::string_view kClauseOpeners[] = {"but",       "however", "although", "though",   "yet",
+                                               "whereas",   "so",      "since",    "because",  "hence",
+                                               "therefore", "thus",    "leaving",  "assuming", "given"};
 // Words that open a new clause only after ", " ("B, as A is wrong"; "as much as" is no clause).
 constexpr std::string_view kCommaClauseOpeners[] = {"as", "and", "not", "while"};
 // A clause holding one of these says that something is wrong: what it names is not the answer
 // ("16 × 2 = 32 ignores the eggs she uses", "Option A is incorrect", "which rules out C").
 constexpr std::string_view kFaultPhrases[] = {
-    "ignores",       "ignored",        "overlooks",     "overlooked",  "neglects",      "neglected",
-    "forgets",       "forgot",         "forgotten",     "omits",       "omitted",       "overcounts",
-    "overcounted",   "undercounts",    "undercounted",  "double-counts", "double-counted", "double counts",
-    "overstates",    "overstated",     "understates",   "understated", "incorrect",     "wrong",
-    "mistaken",      "erroneous",      "is a mistake",  "was a mistake", "rules out",   "ruled out",
-    "rule out",      "can be eliminated", "is eliminated", "not correct", "not right",  "not the answer",
-    "not the correct"};
+    "ignores",        "ignored",           "overlooks",     "overlooked",  "neglects",
+    "neglected",      "forgets",           "forgot",        "forgotten",   "omits",
+    "omitted",        "overcounts",        "overcounted",   "undercounts", "undercounted",
+    "double-counts",  "double-counted",    "double counts", "overstates",  "overstated",
+    "understates",    "understated",       "incorrect",     "wrong",       "mistaken",
+    "erroneous",      "is a mistake",      "was a mistake", "rules out",   "ruled out",
+    "rule out",       "can be eliminated", "is eliminated", "not correct", "not right",
+    "not the answer", "not the correct"};
 // After "would": a hypothetical that is criticised ("16 × 2 = 32 would ignore the eggs").
-constexpr std::string_view kWouldFaults[] = {"ignore",    "overlook",   "neglect",    "forget",       "omit",
-                                             "overcount", "undercount", "double-count", "double count", "overstate",
-                                             "understate", "miss",      "leave out"};
-constexpr std::string_view kWouldAdverbs[] = {"also", "only", "then", "actually", "completely", "simply", "still",
-                                              "incorrectly", "wrongly", "effectively"};
+constexpr std::string_view kWouldFaults[] = {
+    "ignore",       "overlook",     "neglect",   "forget",     "omit", "overcount", "undercount",
+    "double-count", "double count", "overstate", "understate", "miss", "leave out"};
+constexpr std::string_view kWouldAdverbs[] = {"also",   "only",  "then",        "actually", "completely",
+                                              "simply", "still", "incorrectly", "wrongly",  "effectively"};
 // Who else may compute or answer in a debate: "some agents computed", "others got", "a2 said".
-constexpr std::string_view kPeerSubjects[] = {"agent",    "agents",   "other",     "others",    "they",   "someone",
-                                              "somebody", "everyone", "everybody", "some",      "both",   "debater",
-                                              "debaters", "opponent", "opponents", "side",      "peer",   "peers",
-                                              "model",    "models",   "solution",  "solutions", "response", "responses"};
+constexpr std::string_view kPeerSubjects[] = {
+    "agent",     "agents", "other", "others",  "they",     "someone",   "somebody",  "everyone",
+    "everybody", "some",   "both",  "debater", "debaters", "opponent",  "opponents", "side",
+    "peer",      "peers",  "model", "models",  "solution", "solutions", "response",  "responses"};
 // Verbs by which a peer arrives at a figure (third person or past: "computes", "got").
 constexpr std::string_view kComputingVerbs[] = {
-    "computed",   "computes",  "calculated", "calculates", "got",      "gets",       "obtained", "obtains",
-    "found",      "finds",     "arrived",    "arrives",    "derived",  "derives",    "reached",  "reaches",
-    "estimated",  "estimates", "came",       "comes",      "multiplied", "multiplies", "added",  "adds",
-    "subtracted", "subtracts", "counted",    "counts",     "assumed",  "assumes",    "used",     "uses"};
-constexpr std::string_view kIrregularPast[] = {"had",  "were", "was",  "did",   "sold", "made", "ate",  "took",
-                                               "got",  "gave", "bought", "paid", "kept", "spent", "forgot", "left",
-                                               "ran",  "sent", "found", "came", "went", "said", "thought", "wrote",
-                                               "chose", "held"};
+    "computed",   "computes",  "calculated", "calculates", "got",        "gets",       "obtained", "obtains",
+    "found",      "finds",     "arrived",    "arrives",    "derived",    "derives",    "reached",  "reaches",
+    "estimated",  "estimates", "came",       "comes",      "multiplied", "multiplies", "added",    "adds",
+    "subtracted", "subtracts", "counted",    "counts",     "assumed",    "assumes",    "used",     "uses"};
+constexpr std::string_view kIrregularPast[] = {
+    "had",   "were",   "was",  "did",  "sold",    "made",   "ate",   "took", "got",
+    "gave",  "bought", "paid", "kept", "spent",   "forgot", "left",  "ran",  "sent",
+    "found", "came",   "went", "said", "thought", "wrote",  "chose", "held"};
 // Clauses after a counterfactual that state why it does not hold ("..., but she eats 3") belong
 // to it, unless the agent speaks for itself there.
-constexpr std::string_view kContinuingOpeners[] = {"but", "because", "since", "as", "though", "although", "whereas"};
-constexpr std::string_view kOwnMarkers[] = {"i", "we", "my", "our", "answer", "correct", "actually", "really",
-                                            "instead"};
+constexpr std::string_view kContinuingOpeners[] = {"but",    "because",  "since",  "as",
+                                                   "though", "although", "whereas"};
+constexpr std::string_view kOwnMarkers[] = {"i",       "we",       "my",     "our",    "answer",
+                                            "correct", "actually", "really", "instead"};
 
 std::string_view word_in(std::string_view s, Span w) { return s.substr(w.begin, w.end - w.begin); }
 
@@ -180,7 +181,8 @@ std::vector<Span> words_of(std::string_view s, Span span) {
       continue;
     }
     std::size_t end = i;
-    while (end < span.end && (is_alnum(s[end]) || ((s[end] == '\'' || s[end] == '-') && is_alnum(at(s, end + 1))))) {
+    while (end < span.end &&
+           (is_alnum(s[end]) || ((s[end] == '\'' || s[end] == '-') && is_alnum(at(s, end + 1))))) {
       ++end;
     }
     out.push_back({i, end});
@@ -191,7 +193,8 @@ std::vector<Span> words_of(std::string_view s, Span span) {
 
 bool phrase_in(std::string_view s, Span span, std::string_view phrase) {
   const std::string_view clause = s.substr(0, span.end);
-  for (std::size_t i = find_ci(clause, phrase, span.begin); i != std::string_view::npos; i = find_ci(clause, phrase, i + 1)) {
+  for (std::size_t i = find_ci(clause, phrase, span.begin); i != std::string_view::npos;
+       i = find_ci(clause, phrase, i + 1)) {
     if (word_at(clause, i, phrase)) return true;
   }
   return false;
@@ -215,7 +218,8 @@ bool is_agent_id(std::string_view word) {
   while (digits > 0 && is_digit(word[digits - 1])) --digits;
   if (digits == word.size()) return false;
   const std::string_view stem = word.substr(0, digits);
-  return stem.size() == 1 ? (stem[0] == 'a' || stem[0] == 'A') : matches_at(stem, 0, "agent") && stem.size() == 5;
+  return stem.size() == 1 ? (stem[0] == 'a' || stem[0] == 'A')
+                          : matches_at(stem, 0, "agent") && stem.size() == 5;
 }
 
 // The subject before a verb at words[k] is a peer ("Some agents computed", "Agent 2 calculated",
@@ -235,7 +239,8 @@ bool peer_subject(std::string_view s, const std::vector<Span>& words, std::size_
 // "Some agents computed 16 × 2 = 32", "a2 said 32", "The other agents got 32".
 bool reports_peer(std::string_view s, const std::vector<Span>& words) {
   for (std::size_t k = 0; k < words.size(); ++k) {
-    if ((is_one_of(s, words[k], kComputingVerbs) || is_one_of(s, words[k], kReportingVerbs)) && peer_subject(s, words, k)) {
+    if ((is_one_of(s, words[k], kComputingVerbs) || is_one_of(s, words[k], kReportingVerbs)) &&
+        peer_subject(s, words, k)) {
       return true;
     }
   }
@@ -251,7 +256,8 @@ std::size_t peer_figure(std::string_view s, const std::vector<Span>& words) {
     for (std::string_view suffix : {std::string_view("'s"), std::string_view("s'")}) {
       if (!peer && word.size() > suffix.size() && word.ends_with(suffix)) {
         const std::string_view stem = word.substr(0, word.size() - (suffix == "'s" ? 2 : 1));
-        peer = is_agent_id(stem) || is_one_of(s, Span{words[k].begin, words[k].begin + stem.size()}, kPeerSubjects);
+        peer = is_agent_id(stem) ||
+               is_one_of(s, Span{words[k].begin, words[k].begin + stem.size()}, kPeerSubjects);
       }
     }
     if (!peer) continue;
@@ -367,8 +373,8 @@ std::vector<Clause> clauses_of(std::string_view masked, Span region) {
 
 // The clauses of s[region] that the agent does not assert, read in `masked` (s with deeper
 // parentheticals blanked).
-void disown_clauses_in(std::string_view s, std::string_view masked, Span region, const std::vector<Span>& sentences,
-                       std::vector<Span>& out) {
+void disown_clauses_in(std::string_view s, std::string_view masked, Span region,
+                       const std::vector<Span>& sentences, std::vector<Span>& out) {
   bool hypothetical = false;  // the sentence so far set up a counterfactual
   for (const Clause& clause : clauses_of(masked, region)) {
     if (clause.sentence_start) hypothetical = false;
@@ -379,7 +385,8 @@ void disown_clauses_in(std::string_view s, std::string_view masked, Span region,
       hypothetical = true;
       from = clause.span.begin;
     } else if (hypothetical && is_one_of(masked, words.front(), kContinuingOpeners) &&
-               !std::any_of(words.begin(), words.end(), [&](Span w) { return is_one_of(masked, w, kOwnMarkers); })) {
+               !std::any_of(words.begin(), words.end(),
+                            [&](Span w) { return is_one_of(masked, w, kOwnMarkers); })) {
       from = clause.span.begin;
     } else if (any_phrase_in(masked, clause.span, kFaultPhrases) || criticised_hypothetical(masked, words)) {
       from = clause.span.begin;
@@ -411,7 +418,8 @@ void disown_clauses(std::string_view s, const std::vector<Span>& sentences, std:
 void disown_rejected_letters(std::string_view s, std::vector<Span>& out) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     std::size_t j = std::string_view::npos;
-    for (std::string_view phrase : {std::string_view("not"), std::string_view("rather than"), std::string_view("instead of")}) {
+    for (std::string_view phrase :
+         {std::string_view("not"), std::string_view("rather than"), std::string_view("instead of")}) {
       if (word_at(s, i, phrase)) j = i + phrase.size();
     }
     if (j == std::string_view::npos) continue;

@@ -15,9 +15,9 @@ constexpr std::string_view kPickPhrases[] = {"i choose", "i pick", "i select", "
 // Choice tasks only: a correction names the letter right after it ("The answer is not C — it's
 // B"), and a change of mind names its target after "to" ("I'm changing my answer from C to B").
 constexpr std::string_view kItIs[] = {"it's", "it\xE2\x80\x99s", "it is", "it must be", "it should be"};
-constexpr std::string_view kChangeVerbs[] = {"switch", "switching", "switched", "change",  "changing", "changed",
-                                             "revise", "revising",  "revised",  "update",  "updating", "updated",
-                                             "move",   "moving",    "moved"};
+constexpr std::string_view kChangeVerbs[] = {"switch",   "switching", "switched", "change",  "changing",
+                                             "changed",  "revise",    "revising", "revised", "update",
+                                             "updating", "updated",   "move",     "moving",  "moved"};
 constexpr std::size_t kMaxChangeWords = 10;  // "changing my answer from (C) Golgi apparatus to"
 constexpr std::string_view kEmDash = "\xE2\x80\x94";
 // A stated answer is short; the cap keeps many markers on one huge line linear.
@@ -115,8 +115,10 @@ bool letter_at(std::string_view text, std::size_t j) {
   if (at(text, j) == '(' && is_upper(at(text, j + 1)) && at(text, j + 2) == ')') return true;
   const char c = at(text, j);
   const char next = at(text, j + 1);
-  if (!is_upper(c) || is_alnum(next) || next == '\'' || (next == '.' && is_alpha(at(text, j + 2)))) return false;
-  return !((c == 'A' || c == 'I') && is_space(next) && is_alpha(at(text, j + 2)) && !is_upper(at(text, j + 2)));
+  if (!is_upper(c) || is_alnum(next) || next == '\'' || (next == '.' && is_alpha(at(text, j + 2))))
+    return false;
+  return !((c == 'A' || c == 'I') && is_space(next) && is_alpha(at(text, j + 2)) &&
+           !is_upper(at(text, j + 2)));
 }
 
 // "it's B" with `i` on "it": where the letter starts, or npos.
@@ -139,7 +141,9 @@ std::size_t after_change(std::string_view text, std::size_t i) {
     j = skip_any(text, j, " \t*_()");
     if (word_at(text, j, "to")) return letter_at(text, j + 2) ? j + 2 : std::string_view::npos;
     const std::size_t word_start = j;
-    while (j < text.size() && !is_space(text[j]) && std::string_view(",.;:!?\n").find(text[j]) == std::string_view::npos) ++j;
+    while (j < text.size() && !is_space(text[j]) &&
+           std::string_view(",.;:!?\n").find(text[j]) == std::string_view::npos)
+      ++j;
     if (j == word_start) return std::string_view::npos;  // the clause ended
   }
   return std::string_view::npos;

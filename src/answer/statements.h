@@ -6,7 +6,9 @@
 //   statement := "answer" marker | "\boxed{" payload "}" | "####" payload
 //   marker    := [final] "answer" (":" | "=" | " - " | "is" | "remains" | "would be" | ...) payload
 //              | "answer" as the first word of a line, e.g. "Answer (B)"
-//              | choice tasks: ("option" | "choice") marker-tail, "I choose" / "I'll go with" ...
+//              | choice tasks: ("option" | "choice") marker-tail, "I choose" / "I'll go with" ...,
+//                "it's" / "it is" / "it must be" before a letter ("it's B"), and a change of mind
+//                whose target follows "to" ("changing my answer from C to B", "switch to B")
 //   payload   := rest of the line, or the next non-empty line when that is empty
 
 #include <cstddef>
@@ -20,8 +22,9 @@ struct Statement {
   std::string_view payload;    // what the statement says, untrimmed
 };
 
-// `choice_words` also accepts "option"/"choice" as markers ("The correct option is B") and
-// first-person picks ("I choose option B", "I'll go with C").
+// `choice_words` also accepts "option"/"choice" as markers ("The correct option is B"),
+// first-person picks ("I choose option B", "I'll go with C"), "it's B" and changes of mind
+// ("I'm switching from C to B").
 std::vector<Statement> find_answer_statements(std::string_view text, bool choice_words = false);
 
 }  // namespace parley::answer_scan

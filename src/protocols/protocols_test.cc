@@ -355,11 +355,16 @@ TEST(Registry, NamesAreUniqueAndDefaultsAreWithinBounds) {
   EXPECT_EQ(find_protocol("nope"), nullptr);
 }
 
-ParamValue default_of(const std::string& protocol, const std::string& param) {
+const ParamSpec& spec_of(const std::string& protocol, const std::string& param) {
   for (const auto& spec : find_protocol(protocol)->params)
-    if (spec.name == param) return spec.default_value;
+    if (spec.name == param) return spec;
   ADD_FAILURE() << protocol << " has no parameter " << param;
-  return ParamValue{};
+  static const ParamSpec none;
+  return none;
+}
+
+ParamValue default_of(const std::string& protocol, const std::string& param) {
+  return spec_of(protocol, param).default_value;
 }
 
 TEST(Registry, DefaultsAreThePapersSettings) {
@@ -368,6 +373,7 @@ TEST(Registry, DefaultsAreThePapersSettings) {
     EXPECT_EQ(default_of(name, "agents"), ParamValue(std::int64_t{3})) << name;
     EXPECT_EQ(default_of(name, "rounds"), ParamValue(std::int64_t{2})) << name;
     EXPECT_EQ(find_protocol(name)->default_best_of, 2) << name;
+    EXPECT_EQ(spec_of(name, "agents").min, 2.0) << name;  // two agents can still interact
   }
   EXPECT_EQ(default_of("ra_cr", "silence"), ParamValue(std::int64_t{1}));  // "silences one per round"
   EXPECT_EQ(default_of("ra_cr", "rank_bias"), ParamValue(2.0));             // ours: docs/protocols.md

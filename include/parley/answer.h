@@ -34,9 +34,8 @@ Answer parse_answer(std::string_view text, const Task& task);
 // Returns the option letter. Later statements win over earlier ones.
 std::optional<std::string> parse_choice(std::string_view text, const std::vector<std::string>& options);
 
-// Number: "#### 42", "\boxed{2^{10}}", "Answer: 1,234.5", "3/4", "2½", "1.5k", "3.2 \times
-// 10^{5}", else the last sentence holding a number (its premises after "since", "assuming", ...
-// left out); never a confidence ("I'm 90% sure").
+// Number: "#### 42", "\boxed{2^{10}}", "Answer: 1,234.5", "3/4", "1.5k", "3.2 \times 10^{5}",
+// else the last sentence holding a number; never a confidence ("I'm 90% sure").
 std::optional<double> parse_number(std::string_view text);
 
 // Canonical string for a number: integers without decimals ("42"), otherwise up to 6
@@ -44,9 +43,9 @@ std::optional<double> parse_number(std::string_view text);
 std::string canonical_number(double value);
 
 // A numeric forecast (protocols paper §2.3): the number on the last "Impact:" line if present
-// ("**Impact:** 0%", "Impact on core CPI: -0.1%", U+2212 also taken as a minus; "Impact: no
-// change" is 0), otherwise the first signed percentage ("+0.3%", "-1.2 %"). Percent values are
-// returned as written (0.3 for "+0.3%"). The answer of a forecast task.
+// ("**Impact:** 0%", "Impact on core CPI: -0.1%", U+2212 also taken as a minus), otherwise the
+// first signed percentage ("+0.3%", "-1.2 %"). Percent values are returned as written (0.3 for
+// "+0.3%"). The answer of a forecast task.
 std::optional<double> parse_forecast(std::string_view text);
 
 // "Confidence: 80%", "confidence 0.8", "Certainty: high (9/10)", "I am 90% confident", "I'm 90%

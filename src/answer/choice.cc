@@ -4,9 +4,7 @@
 //      "The correct option is B", "I'll go with C"); the last one naming a letter or option
 //      text decides, and an out-of-range letter there makes the reply unparsed;
 //   2. a line that is only a letter ("B", "(B)", "**B.**"), last first;
-//   3. a line that is only an option's label and its own text ("B. Ribosome"), when it is the
-//      only such line (several are a listing of the options);
-//   4. the last non-empty line, when it mentions the text of exactly one option, is not an
+//   3. the last non-empty line, when it mentions the text of exactly one option, is not an
 //      option listing ("B. Jupiter") and does not say the agent does not know.
 // A bare letter elsewhere is never taken: "A farmer has..." and "I think..." are words.
 
@@ -52,19 +50,6 @@ std::optional<std::string> parse_choice(std::string_view reply, const std::vecto
     const OptionPick pick = matcher.read_letter_line(*it);
     if (pick.kind != OptionPick::Kind::kNone) return decide(pick);
   }
-  // An answer-first reply opens with the option it picks ("B. Ribosome" and then the reasons);
-  // a reply listing several options this way has not picked one.
-  std::optional<OptionPick> labelled;
-  for (std::string_view line : lines) {
-    const OptionPick pick = matcher.read_labelled_option_line(line);
-    if (pick.kind != OptionPick::Kind::kOption) continue;
-    if (labelled && labelled->index != pick.index) {
-      labelled.reset();
-      break;
-    }
-    labelled = pick;
-  }
-  if (labelled) return decide(*labelled);
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     if (answer_scan::is_confidence_line(*it)) continue;
     const auto begin = static_cast<std::size_t>(it->data() - text.data());

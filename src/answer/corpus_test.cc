@@ -19,7 +19,6 @@ namespace {
 enum class Kind {
   kPlanets,   // "Which planet is the largest?"  A. Mars  B. Jupiter  C. Venus  D. Earth
   kCapitals,  // "What is the capital of France?"  A. Lyon  B. Paris  C. Marseille  D. Nice
-  kCells,     // "Where are proteins made?"  A. Mitochondria  B. Ribosome  C. Golgi apparatus  D. Nucleus
   kNumber,    // a GSM8K-style word problem (mostly Janet's eggs: 16 − 3 − 4 = 9 eggs at $2 → 18)
   kText,      // "What is the capital of Australia?"
   kForecast,  // "What impact on US core CPI next month?" (percent, as written)
@@ -37,11 +36,6 @@ Task task_of(Kind kind) {
     case Kind::kCapitals:
       task.answer_type = AnswerType::kChoice;
       task.options = {"Lyon", "Paris", "Marseille", "Nice"};
-      task.answer = "B";
-      break;
-    case Kind::kCells:
-      task.answer_type = AnswerType::kChoice;
-      task.options = {"Mitochondria", "Ribosome", "Golgi apparatus", "Nucleus"};
       task.answer = "B";
       break;
     case Kind::kNumber:
@@ -251,98 +245,6 @@ const ReplyCase kReplies[] = {
     {"CapitalsBoldLetterDashText", Kind::kCapitals, "Answer: **B** \xE2\x80\x94 Paris", "B"},
     {"CapitalsTwoOptionsInProse", Kind::kCapitals, "The capital of France is Paris, not Lyon.", nullptr},
 
-    // ---- Answer first, then reasoning that mentions other numbers (review of current models) ----
-    // Someone else's computation, a counterfactual and a criticised figure are not the agent's.
-    {"PeersComputationReportedAfterTheAnswer", Kind::kNumber,
-     "Janet makes $18 a day. Some agents computed 16 \xC3\x97 2 = 32, but that ignores the 7 eggs she uses.", "18"},
-    {"CounterfactualWouldIgnore", Kind::kNumber,
-     "Janet makes $18 a day. Note that 16 \xC3\x97 2 = 32 would ignore the eggs she uses.", "18"},
-    {"PeersComputationInParentheticalNote", Kind::kNumber,
-     "Janet makes $18 a day. (Note: some agents computed 16 \xC3\x97 2 = 32, but that ignores the 7 eggs she uses.)",
-     "18"},
-    {"PeerPossessiveFiguresCriticisedInBullets", Kind::kNumber,
-     "**$18 per day.**\n\n- a1's answer of $32 assumed she sells all 16 eggs.\n- a3's $14 forgot the muffins.", "18"},
-    {"PeerFigureIgnoresInMarkdown", Kind::kNumber,
-     "Janet makes **$18** per day.\n\n- Eggs sold: 16 \xE2\x88\x92 3 \xE2\x88\x92 4 = 9\n- Revenue: 9 \xC3\x97 $2 = $18\n\n"
-     "Agent a3's $32 ignores the 7 eggs she eats and bakes.", "18"},
-    {"OtherAgentsGotBecause", Kind::kNumber,
-     "Janet earns $18 each day. The other agents got 32 because they multiplied all 16 eggs by $2.", "18"},
-    {"AgentNumberCalculatedInNote", Kind::kNumber,
-     "Janet makes $18 a day.\n\nNote: Agent 2 calculated 16 \xC3\x97 2 = 32, which counts the eggs she eats.", "18"},
-    {"CounterfactualIfSoldWouldMake", Kind::kNumber,
-     "Janet makes $18 a day.\n\nIf she sold all 16 eggs, she would make $32, but she eats 3 and uses 4 for muffins.",
-     "18"},
-    {"CounterfactualWouldOverstate", Kind::kNumber,
-     "Janet makes $18 a day. Counting all 16 eggs would overstate it as $32.", "18"},
-    // Premises after the main clause: since / assuming / because / given.
-    {"AssumingPremiseAfterTheResult", Kind::kNumber,
-     "Janet makes 18 dollars per day, assuming she sells all 9 remaining eggs.", "18"},
-    {"SincePremiseAfterTheResult", Kind::kNumber, "She makes 18 dollars, since 9 eggs remain.", "18"},
-    {"QwenLatexSincePremise", Kind::kNumber,
-     "Janet's daily earnings are \\(9 \\times 2 = 18\\) dollars, since \\(16 - 3 - 4 = 9\\) eggs remain.", "18"},
-    {"R1BecausePremiseAfterThink", Kind::kNumber,
-     "<think>\n16 - 3 - 4 = 9, times 2 is 18.\n</think>\n\nJanet makes $18 per day, because she sells "
-     "16 \xE2\x88\x92 3 \xE2\x88\x92 4 = 9 eggs at $2 each.", "18"},
-    {"GivenThatPremise", Kind::kNumber, "She earns 18 dollars daily, given that 9 eggs are left for sale.", "18"},
-    // What must keep working next to those rules.
-    {"SinceWithoutCommaAfterTheResult", Kind::kNumber,
-     "16 - 3 - 4 = 9 eggs, 9 \xC3\x97 2 = 18, so she makes $18 since each egg is $2.", "18"},
-    {"RealConditionalIsTheAnswer", Kind::kNumber, "If she sells the remaining 9 eggs at $2 each, she makes $18 a day.",
-     "18"},
-    {"OwnWouldMakeIsTheAnswer", Kind::kNumber,
-     "She has 16 \xE2\x88\x92 3 \xE2\x88\x92 4 = 9 eggs left. So Janet would make 9 \xC3\x97 $2 = $18 every day.", "18"},
-    {"GenericYouGetIsTheAnswer", Kind::kNumber, "She has 9 eggs to sell. If you multiply 9 by 2, you get 18.", "18"},
-    {"OwnEarlierFigureWasWrong", Kind::kNumber,
-     "My earlier answer of 32 was wrong; Janet makes 9 \xC3\x97 $2 = $18 a day.", "18"},
-    // Unicode vulgar fractions.
-    {"VulgarFractionAfterInteger", Kind::kNumber, "The answer is 2\xC2\xBD hours, i.e. 2.5 hours.", "2.5"},
-    {"VulgarFractionAlone", Kind::kNumber, "Each batch takes \xC2\xBE of an hour.\n\nAnswer: \xC2\xBE", "0.75"},
-    {"VulgarFractionBoldLabel", Kind::kNumber, "**Final answer:** 1\xC2\xBD cups", "1.5"},
-    {"VulgarThirdAfterSpace", Kind::kNumber, "Answer: 2 \xE2\x85\x93 cups", "2.333333"},
-
-    // ---- Choices: options rejected by name, a switch from one option to another, hedges ----
-    {"LabelLineThenOptionRejected", Kind::kCells,
-     "B. Ribosome\n\nRibosomes read mRNA and assemble proteins. Option A (mitochondria) is incorrect.", "B"},
-    {"LabelThenOptionIncorrectOnOneLine", Kind::kCells, "B. Ribosome. Option A is incorrect.", "B"},
-    {"NotCItsB", Kind::kCells, "The answer is not C (Golgi apparatus) \xE2\x80\x94 it's B.", "B"},
-    {"ChangingMyAnswerFromTo", Kind::kCells,
-     "After considering the other agents' arguments, I'm changing my answer from C to B.", "B"},
-    {"SwitchingFromTo", Kind::kCells, "I'm switching from C to B.", "B"},
-    {"EitherOrHedge", Kind::kCells, "It's either B or C; I can't decide between ribosome and Golgi.", nullptr},
-    {"Gpt4oBoldLabelThenOptionWrong", Kind::kCells,
-     "**B. Ribosome**\n\nRibosomes are the site of protein synthesis. **Option C (Golgi apparatus)** is wrong: it "
-     "modifies and packages proteins rather than making them.", "B"},
-    {"OptionTextRejectedSinceClause", Kind::kCells,
-     "The ribosome builds proteins from mRNA; the mitochondria (A) are wrong here, since they make ATP.", "B"},
-    {"RulesOutTwoOptions", Kind::kCells,
-     "The nucleus stores DNA and the Golgi apparatus packages proteins, which rules out C and D. The ribosome (B) is "
-     "the answer.", "B"},
-    {"ItsBNotC", Kind::kCells, "Ribosomes translate mRNA into protein. It's B, not C.", "B"},
-    {"SwitchingMyAnswerToBecause", Kind::kCells,
-     "I'm switching my answer to B, because the Golgi apparatus only modifies proteins.", "B"},
-    {"QwenChangeFromParenthesisedOption", Kind::kCells,
-     "After reviewing the debate, I change my answer from (C) Golgi apparatus to (B).", "B"},
-    {"EitherOrHedgeWithOptionText", Kind::kCells,
-     "Either B or C could be right; the ribosome makes proteins but the Golgi finishes them.", nullptr},
-    {"AnswerThenSinceOtherWrong", Kind::kCells, "The answer is B, since A is wrong.", "B"},
-    {"IncorrectBecauseSoTheAnswerIs", Kind::kCells,
-     "A is incorrect because mitochondria make ATP, and C only packages proteins, so the answer is B.", "B"},
-
-    {"UnlikePeersFigureMine", Kind::kNumber, "Unlike a2's 32, I get 9 \xC3\x97 2 = $18.", "18"},
-    {"PeersComputationAdopted", Kind::kNumber, "Agent a2 computed 9 \xC3\x97 2 = 18, and I agree.", "18"},
-    {"PeerComputedThenCorrectTotal", Kind::kNumber, "Agent a1 computed $32, but the correct total is $18.", "18"},
-    {"EitherWayIsNoHedge", Kind::kNumber, "Whether she sells them at the market or at home, either way she makes $18.",
-     "18"},
-    {"BecauseThenSoResumesTheMainLine", Kind::kNumber,
-     "She has 9 eggs left because she uses 7, so she makes $18.", "18"},
-    {"CounterfactualThenOwnCorrection", Kind::kNumber,
-     "If she sold all 16 eggs, she would make $32, but she only sells 9, so she makes $18.", "18"},
-    {"OptionListingIsNoAnswer", Kind::kCells,
-     "A. Mitochondria\nB. Ribosome\nC. Golgi apparatus\nD. Nucleus\n\nThese are the four organelles to consider.",
-     nullptr},
-    {"CorrectBecauseOthersWrong", Kind::kCells, "The correct answer is B because A and C are wrong.", "B"},
-    {"AnswerWithRejectionsInParentheses", Kind::kCells, "**Final answer: B** (A, C and D are incorrect)", "B"},
-    {"NotAFarmerIsNoLetter", Kind::kCells, "It's not a trick question: the ribosome is where proteins are made.", "B"},
     // ---- Free text ----
     {"TextSentenceThenAnswer", Kind::kText, "The capital of Australia is Canberra.\n\nAnswer: Canberra", "Canberra"},
     {"TextBoldLabels", Kind::kText, "**Answer:** Canberra\n**Confidence:** 95%", "Canberra", 0.95},
@@ -362,8 +264,6 @@ const ReplyCase kReplies[] = {
     {"TextHeadingAnswer", Kind::kText, "## Answer\n\nCanberra", "Canberra"},
     {"TextUnanswerableIsACommittedAnswer", Kind::kText,
      "Records from that period are lost.\n\nAnswer: It cannot be determined", "It cannot be determined"},
-    {"TextRejectedAlternativeAfterTheAnswer", Kind::kText,
-     "The answer is Canberra, not Sydney, which is a common wrong answer.", "Canberra"},
     {"TextStanceOnlyAfterQuote", Kind::kText, "Agent a2 said the answer is Sydney.\nI disagree.", nullptr},
 
     // ---- Forecasts (protocols paper §2.3: the Impact: line, else the first signed percentage) ----
@@ -388,11 +288,6 @@ const ReplyCase kReplies[] = {
     {"ForecastUnsignedPositive", Kind::kForecast, "Impact: 0.2%", "0.2"},
     {"ForecastLaterImpactLineWins", Kind::kForecast,
      "Impact: +0.3%\n\nOn reflection, the base effect dominates.\nImpact: +0.1%", "0.1"},
-    {"ForecastNoChange", Kind::kForecast, "Impact: no change (0.0%)", "0"},
-    {"ForecastBoldNoChange", Kind::kForecast, "Core goods prices are flat.\n\n**Impact:** No change", "0"},
-    {"ForecastUnchangedOnLabel", Kind::kForecast, "Impact on core CPI: unchanged (0.0%)", "0"},
-    {"ForecastNoChangeBeforeASignedFigure", Kind::kForecast,
-     "- **Impact:** no change from last month's +0.2% pace", "0"},
     {"ForecastUnicodeMinusWithoutLabel", Kind::kForecast, "I expect core CPI to move \xE2\x88\x92" "0.2% next month.",
      "-0.2"},
 };

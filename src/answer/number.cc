@@ -5,9 +5,7 @@
 //      answer is: after 3 days she has 18 eggs"); the last one holding a number decides, and
 //      one that hedges ("12 or 15", "10-15", "I'm not sure ...") makes the reply unparsed;
 //   2. otherwise the last sentence holding a number ("So we get 18 eggs."), unless a later
-//      clause says the agent does not know; a premise clause after the start of the sentence
-//      (", since 9 eggs remain", ", assuming she sells all 9") is left out when the rest of the
-//      sentence holds a number.
+//      clause says the agent does not know.
 // Within a statement or sentence the answer is (see pick()): the number the statement opens
 // with ("18 (= 9 × 2)", "18, because 16 − 3 − 4 = 9"); else the result after the last '='/'≈'
 // outside parentheses; else the last number outside parentheses that is not a qualifier ("after
@@ -17,7 +15,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <iterator>
 #include <string_view>
 
 #include "answer/confidence_scan.h"
@@ -57,13 +54,6 @@ constexpr std::string_view kLeadWords[] = {"approximately", "about",  "around", 
                                            "nearly",        "almost", "only",   "just",    "precisely"};
 constexpr std::string_view kLeadMarkup[] = {"\\(", "\\[", "$$", "\\boxed{", "\\text{", "\\textbf{", "\\mathbf{",
                                             "\\approx", kApprox};
-// Subordinate clauses of reason, condition or premise after the main clause: their numbers are
-// premises ("She makes 18 dollars, since 9 eggs remain"). Some open one only after ", " ("as" is
-// also a comparison). A premise runs to the clause that resumes the main line ("so", "but").
-constexpr std::string_view kPremiseOpeners[] = {"since", "because", "assuming", "given that",
-                                                "provided that"};
-constexpr std::string_view kCommaPremiseOpeners[] = {"as", "given", "provided", "considering"};
-constexpr std::string_view kPremiseEnders[] = {"so", "but", "therefore", "thus", "hence", "which"};
 // Words that end the lead number's clause, so that an '=' after them belongs to its justification.
 constexpr std::string_view kBecauseWords[] = {"because", "since", "as", "so", "which", "from"};
 
@@ -142,36 +132,6 @@ std::vector<Candidate> candidates_in(std::string_view s, Span span, const std::v
   return out;
 }
 
-// Premise clauses after the start of the sentence s[span] (see kPremiseOpeners).
-std::vector<Span> premise_clauses(std::string_view s, Span span) {
-  std::vector<Span> out;
-  for (std::size_t i = span.begin + 1; i < span.end; ++i) {
-    if (!is_alpha(s[i]) || is_alpha(s[i - 1])) continue;
-    std::size_t before = i;
-    while (before > span.begin && is_space(s[before - 1])) --before;
-    const bool after_comma = before > span.begin && s[before - 1] == ',';
-    bool opens = false;
-    for (std::string_view word : kPremiseOpeners) opens |= word_at(s, i, word);
-    for (std::string_view word : kCommaPremiseOpeners) opens |= after_comma && word_at(s, i, word);
-    if (!opens) continue;
-    std::size_t end = i;
-    for (bool resumed = false; end < span.end && !resumed; ++end) {
-      if (s[end] == ';') break;
-      if (is_alpha(s[end]) && !is_alpha(s[end - 1])) {
-        for (std::string_view word : kPremiseEnders) resumed |= word_at(s, end, word);
-        if (resumed) break;
-      }
-    }
-    out.push_back({i, end});
-    i = end;
-  }
-  return out;
-}
-
-bool inside(const std::vector<Span>& spans, std::size_t pos) {
-  return std::any_of(spans.begin(), spans.end(), [&](const Span& span) { return span.contains(pos); });
-}
-
 // Positions of '=', '≈' and "\approx" outside parentheses in s[span].
 std::vector<std::size_t> equals_signs(std::string_view s, Span span) {
   std::vector<std::size_t> out;
@@ -247,13 +207,10 @@ bool among_alternatives(std::string_view s, const std::vector<Candidate>& candid
 }
 
 // The number s[span] states, by the rules at the top of this file. `opening` allows the number
-// the span opens with (statements; a sentence often opens with an operand). Signs in `premises`
-// are not the result's.
-Reading pick(std::string_view s, Span span, const std::vector<Candidate>& candidates, bool opening,
-             const std::vector<Span>& premises = {}) {
+// the span opens with (statements; a sentence often opens with an operand).
+Reading pick(std::string_view s, Span span, const std::vector<Candidate>& candidates, bool opening) {
   std::optional<std::size_t> chosen;
-  auto equals = equals_signs(s, span);
-  std::erase_if(equals, [&](std::size_t e) { return inside(premises, e); });
+  const auto equals = equals_signs(s, span);
   const std::size_t lead = skip_lead(s, span.begin, span.end);
   if (opening && candidates.front().depth == 0 && candidates.front().token.begin <= lead &&
       lead < candidates.front().token.end) {
@@ -314,13 +271,6 @@ Reading read_sentences(std::string_view s, const std::vector<Span>& declined) {
     if (candidates.empty()) continue;
     // The agent said after its last number that it does not know: that number is a guess.
     if (!declined.empty() && declined.back().begin >= it->end) return {Verdict::kUndecided, 0.0};
-    // When the main clause states a number, the premises after it do not.
-    const auto premises = premise_clauses(s, *it);
-    std::vector<Candidate> main;
-    std::copy_if(candidates.begin(), candidates.end(), std::back_inserter(main),
-                 [&](const Candidate& c) { return !inside(premises, c.token.begin); });
-    if (!main.empty() && main.size() < candidates.size())
-      return pick(s, *it, main, /*opening=*/false, premises);
     return pick(s, *it, candidates, /*opening=*/false);
   }
   return {};

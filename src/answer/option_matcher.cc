@@ -186,17 +186,6 @@ OptionPick OptionMatcher::read_letter_line(std::string_view line) const {
   return letter(form->letter);
 }
 
-OptionPick OptionMatcher::read_labelled_option_line(std::string_view line) const {
-  std::string_view s = trim_markup(line);
-  while (!s.empty() && (s.back() == '.' || s.back() == ':')) s = trim_markup(s.substr(0, s.size() - 1));
-  const auto form = leading_letter_form(s, true);
-  if (!form || form->length < 2) return OptionPick::none();
-  const OptionPick pick = letter(form->letter);
-  if (pick.kind != OptionPick::Kind::kOption) return OptionPick::none();
-  if (normalize_text(s.substr(form->length)) != normalized_options_[pick.index]) return OptionPick::none();
-  return pick;
-}
-
 OptionPick OptionMatcher::read_option_text_line(std::string_view line) const {
   // "B. Jupiter" is how options are listed; a reply that only restates them has not answered.
   const std::string_view s = trim_markup(line);

@@ -35,10 +35,6 @@ class OptionMatcher {
   // A line that is only a letter: "B", "(B)", "**B.**", "Option B".
   OptionPick read_letter_line(std::string_view line) const;
 
-  // A line that is an option label with that option's own text and nothing else: "B. Ribosome",
-  // "**(B) Ribosome**". One such line answers; several are an option listing.
-  OptionPick read_labelled_option_line(std::string_view line) const;
-
   // A line that mentions the text of exactly one option ("Jupiter is the largest.") and is
   // not an option listing ("B. Jupiter").
   OptionPick read_option_text_line(std::string_view line) const;

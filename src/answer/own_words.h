@@ -11,16 +11,7 @@
 //     "I agree.") in the same or the next sentence;
 //   - a negated statement ("The answer is not C").
 // A statement is blanked from its marker to the end of its clause (sentence end, ';', ", ",
-// a dash or " but "). Beyond answer statements, a clause the agent does not assert is blanked:
-//   - a peer's computation ("Some agents computed 16 × 2 = 32", "a2's 32"), unless agreed with;
-//   - a criticised figure or option ("... = 32 ignores the eggs", "Option A is incorrect",
-//     "16 × 2 = 32 would ignore the eggs", "which rules out C");
-//   - a counterfactual ("If she sold all 16 eggs, she would make $32") and the clauses after it
-//     that say why it does not hold ("..., but she eats 3");
-//   - an option put aside ("not C", "rather than (C)").
-// Clauses here also end before "so", "since", "because", "as", ... so that "The answer is B,
-// since A is wrong" keeps "The answer is B"; a parenthetical is a clause of its own. The rules
-// are in docs/formats.md, "How replies are read". Internal to src/answer.
+// a dash or " but "). Internal to src/answer.
 
 #include <string>
 #include <string_view>

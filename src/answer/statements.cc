@@ -12,13 +12,6 @@ constexpr std::string_view kVerbs[] = {"is", "remains", "stays", "would be", "wi
 // Choice tasks only: first-person picks whose object is the answer ("I choose option B").
 constexpr std::string_view kPickPhrases[] = {"i choose", "i pick", "i select", "i'll go with", "i will go with",
                                              "i'd go with", "i would go with"};
-// Choice tasks only: a correction names the letter right after it ("The answer is not C — it's
-// B"), and a change of mind names its target after "to" ("I'm changing my answer from C to B").
-constexpr std::string_view kItIs[] = {"it's", "it\xE2\x80\x99s", "it is", "it must be", "it should be"};
-constexpr std::string_view kChangeVerbs[] = {"switch",   "switching", "switched", "change",  "changing",
-                                             "changed",  "revise",    "revising", "revised", "update",
-                                             "updating", "updated",   "move",     "moving",  "moved"};
-constexpr std::size_t kMaxChangeWords = 10;  // "changing my answer from (C) Golgi apparatus to"
 constexpr std::string_view kEmDash = "\xE2\x80\x94";
 // A stated answer is short; the cap keeps many markers on one huge line linear.
 constexpr std::size_t kMaxPayload = 1000;
@@ -107,48 +100,6 @@ bool read_hashes(std::string_view text, std::size_t i, Statement& out, std::size
   return true;
 }
 
-// True when an option letter starts at `j` after markup: "B", "(B)", "option B"; not the
-// article or pronoun of "A farmer" and "I think".
-bool letter_at(std::string_view text, std::size_t j) {
-  j = skip_any(text, j, " \t*_");
-  if (word_at(text, j, "option")) j = skip_any(text, j + 6, " \t");
-  if (at(text, j) == '(' && is_upper(at(text, j + 1)) && at(text, j + 2) == ')') return true;
-  const char c = at(text, j);
-  const char next = at(text, j + 1);
-  if (!is_upper(c) || is_alnum(next) || next == '\'' || (next == '.' && is_alpha(at(text, j + 2))))
-    return false;
-  return !((c == 'A' || c == 'I') && is_space(next) && is_alpha(at(text, j + 2)) &&
-           !is_upper(at(text, j + 2)));
-}
-
-// "it's B" with `i` on "it": where the letter starts, or npos.
-std::size_t after_it_is(std::string_view text, std::size_t i) {
-  for (std::string_view phrase : kItIs) {
-    if (word_at(text, i, phrase) && letter_at(text, i + phrase.size())) return i + phrase.size();
-  }
-  return std::string_view::npos;
-}
-
-// "changing my answer from C to B", "switch to B", with `i` on the verb: where the target
-// starts, or npos. "to" must come within the clause and be followed by a letter.
-std::size_t after_change(std::string_view text, std::size_t i) {
-  std::size_t j = std::string_view::npos;
-  for (std::string_view verb : kChangeVerbs) {
-    if (word_at(text, i, verb)) j = i + verb.size();
-  }
-  if (j == std::string_view::npos) return j;
-  for (std::size_t words = 0; words < kMaxChangeWords && j < text.size(); ++words) {
-    j = skip_any(text, j, " \t*_()");
-    if (word_at(text, j, "to")) return letter_at(text, j + 2) ? j + 2 : std::string_view::npos;
-    const std::size_t word_start = j;
-    while (j < text.size() && !is_space(text[j]) &&
-           std::string_view(",.;:!?\n").find(text[j]) == std::string_view::npos)
-      ++j;
-    if (j == word_start) return std::string_view::npos;  // the clause ended
-  }
-  return std::string_view::npos;
-}
-
 }  // namespace
 
 std::vector<Statement> find_answer_statements(std::string_view text, bool choice_words) {
@@ -172,14 +123,6 @@ std::vector<Statement> find_answer_statements(std::string_view text, bool choice
           statements.push_back({i, payload_from(text, i + phrase.size())});
           break;
         }
-      }
-      if (const std::size_t letter = after_it_is(text, i); letter != std::string_view::npos) {
-        statements.push_back({i, payload_from(text, letter)});
-      }
-    }
-    if (choice_words && is_alpha(c) && (i == 0 || !is_alpha(text[i - 1]))) {
-      if (const std::size_t target = after_change(text, i); target != std::string_view::npos) {
-        statements.push_back({i, payload_from(text, target)});
       }
     }
     std::size_t word_end = std::string_view::npos;

@@ -6,9 +6,7 @@
 //   statement := "answer" marker | "\boxed{" payload "}" | "####" payload
 //   marker    := [final] "answer" (":" | "=" | " - " | "is" | "remains" | "would be" | ...) payload
 //              | "answer" as the first word of a line, e.g. "Answer (B)"
-//              | choice tasks: ("option" | "choice") marker-tail, "I choose" / "I'll go with" ...,
-//                "it's" / "it is" / "it must be" before a letter ("it's B"), and a change of mind
-//                whose target follows "to" ("changing my answer from C to B", "switch to B")
+//              | choice tasks: ("option" | "choice") marker-tail, "I choose" / "I'll go with" ...
 //   payload   := rest of the line, or the next non-empty line when that is empty
 
 #include <cstddef>
@@ -22,9 +20,8 @@ struct Statement {
   std::string_view payload;    // what the statement says, untrimmed
 };
 
-// `choice_words` also accepts "option"/"choice" as markers ("The correct option is B"),
-// first-person picks ("I choose option B", "I'll go with C"), "it's B" and changes of mind
-// ("I'm switching from C to B").
+// `choice_words` also accepts "option"/"choice" as markers ("The correct option is B") and
+// first-person picks ("I choose option B", "I'll go with C").
 std::vector<Statement> find_answer_statements(std::string_view text, bool choice_words = false);
 
 }  // namespace parley::answer_scan

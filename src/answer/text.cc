@@ -89,9 +89,7 @@ std::string_view clean_text_answer(std::string_view s) {
     before = s.size();
     s = trim_markup(s);
     while (!s.empty() && std::string_view(":\"'").find(s.front()) != std::string_view::npos) s.remove_prefix(1);
-    // ',' and ';' are left where a clause the agent does not assert was blanked ("Canberra, not Sydney").
-    while (!s.empty() && std::string_view(".,;!\"'").find(s.back()) != std::string_view::npos)
-      s.remove_suffix(1);
+    while (!s.empty() && std::string_view(".!\"'").find(s.back()) != std::string_view::npos) s.remove_suffix(1);
     for (std::string_view wrapper : {"\\text{", "\\textbf{", "\\mathrm{"}) {
       if (matches_at(s, 0, wrapper) && s.back() == '}') s = s.substr(wrapper.size(), s.size() - wrapper.size() - 1);
     }

@@ -290,6 +290,24 @@ const ReplyCase kReplies[] = {
      "Impact: +0.3%\n\nOn reflection, the base effect dominates.\nImpact: +0.1%", "0.1"},
     {"ForecastUnicodeMinusWithoutLabel", Kind::kForecast, "I expect core CPI to move \xE2\x88\x92" "0.2% next month.",
      "-0.2"},
+    // An Impact value in words that means zero.
+    {"ForecastNoChange", Kind::kForecast, "Impact: no change (0.0%)", "0"},
+    {"ForecastBoldNoChange", Kind::kForecast, "Core goods prices are flat.\n\n**Impact:** No change", "0"},
+    {"ForecastUnchangedOnLabel", Kind::kForecast, "Impact on core CPI: unchanged (0.0%)", "0"},
+    {"ForecastNoChangeBeforeASignedFigure", Kind::kForecast, "- **Impact:** no change from last month's +0.2% pace",
+     "0"},
+    // Unicode vulgar fractions, alone and after a whole number.
+    {"VulgarFractionAfterAWholeNumber", Kind::kNumber, "The answer is 2\xC2\xBD hours, i.e. 2.5 hours.", "2.5"},
+    {"VulgarFractionSpaced", Kind::kNumber, "Each pie is cut in quarters, so she eats 1 \xC2\xBE pies.\n\nAnswer: 1 \xC2\xBE",
+     "1.75"},
+    {"VulgarFractionAlone", Kind::kNumber, "**Final answer:** \xE2\x85\x93 of the cake", "0.333333"},
+    // A choice left open between two answers is a hedge: unparsed (re-asked), not guessed.
+    {"EitherOrHedge", Kind::kPlanets, "It's either B or C; I can't decide between Jupiter and Venus.", nullptr},
+    {"EitherOrHedgeWithOptionText", Kind::kPlanets,
+     "Either B or C could be right; Jupiter is heavier but Venus looks brighter.", nullptr},
+    {"TornBetweenNumbers", Kind::kNumber, "I'm torn between 18 and 20 here; it depends on the muffins.", nullptr},
+    {"EitherWayIsNoHedge", Kind::kNumber, "Whether she sells them at the market or at home, either way she makes $18.",
+     "18"},
 };
 // clang-format on
 

@@ -5,7 +5,8 @@
 //     ':', as "**Impact:** +0.2%" and "**Impact**: 0%" are written; a heading "### Impact" takes
 //     its value from the next non-empty line. The word "impact" elsewhere in prose is not the
 //     line. When several lines qualify the last one holds the forecast (a correction supersedes,
-//     as for answers); its number may be unsigned ("0%") and written with U+2212 as its minus.
+//     as for answers); its number may be unsigned ("0%") and written with U+2212 as its minus,
+//     and a value opening with "no change", "unchanged" or "no impact" is 0.
 //   - The fallback is the first '+' / '-' / U+2212 sign, not glued to a letter or digit, followed
 //     by a number and '%' ("+0.3%", "- 0.4 %").
 // Reasoning-model scratchpads (<think>) are not read.
@@ -28,6 +29,8 @@ using answer_scan::word_at;
 constexpr std::string_view kUnicodeMinus = "\xE2\x88\x92";
 constexpr std::string_view kLabelAdjectives[] = {"expected", "predicted", "estimated", "forecast", "forecasted",
                                                  "projected", "net",      "overall",   "final"};
+// An Impact value written in words that means a change of zero ("Impact: no change (0.0%)").
+constexpr std::string_view kNoChange[] = {"no change", "unchanged", "no impact"};
 constexpr std::size_t kMaxLabelBytes = 60;  // "Impact on US core CPI next month"
 
 bool is_markup(char c) { return c == ' ' || c == '\t' || c == '*' || c == '_' || c == '#' || c == '>' || c == '`'; }
@@ -60,7 +63,8 @@ std::size_t impact_value_start(std::string_view line) {
   return std::string_view::npos;
 }
 
-// The number at the start of `s` after Markdown: signed, unsigned, or with U+2212.
+// The number at the start of `s` after Markdown: signed, unsigned, or with U+2212; "no change",
+// "unchanged" and "no impact" are 0.
 std::optional<double> leading_number(std::string_view s) {
   std::size_t i = skip_markup(s, 0);
   std::size_t sign_end = i;
@@ -75,7 +79,13 @@ std::optional<double> leading_number(std::string_view s) {
   // "- 0.4%" is written with a space after the sign.
   const std::size_t digits = skip_markup(s, sign_end);
   auto token = answer_scan::read_number(s, digits);
-  if (!token) return std::nullopt;
+  if (!token) {
+    if (sign_end != i) return std::nullopt;
+    for (std::string_view words : kNoChange) {
+      if (word_at(s, i, words)) return 0.0;
+    }
+    return std::nullopt;
+  }
   return negative ? -token->value : token->value;
 }
 

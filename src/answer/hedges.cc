@@ -8,12 +8,13 @@ namespace {
 // Written lower-case; "'" also matches the typographic apostrophe and ' ' any run of white space.
 // The agent says it does not know:
 constexpr std::string_view kNotKnowing[] = {
-    "not sure",         "unsure",            "not certain",        "don't know",       "do not know",
-    "dont know",        "i cannot determine", "i can't determine", "we cannot determine", "we can't determine",
-    "unable to determine", "cannot tell",
-    "can't tell",       "cannot say",        "can't say",          "hard to say",      "impossible to say",
-    "don't have enough", "do not have enough", "need more information", "cannot answer", "can't answer",
-    "unable to answer", "no way to know",    "no way of knowing"};
+    "not sure",           "unsure",              "not certain",         "don't know",         "do not know",
+    "dont know",          "i cannot determine",  "i can't determine",   "we cannot determine", "we can't determine",
+    "unable to determine", "cannot tell",        "can't tell",          "cannot say",         "can't say",
+    "hard to say",        "impossible to say",   "don't have enough",   "do not have enough", "need more information",
+    "cannot answer",      "can't answer",        "unable to answer",    "no way to know",     "no way of knowing",
+    "can't decide",       "cannot decide",       "can not decide",      "unable to decide",   "torn between",
+    "undecided"};
 // The agent says the question has no answer:
 constexpr std::string_view kUnanswerable[] = {
     "cannot be determined", "can't be determined", "impossible to determine", "not possible to determine",
@@ -42,9 +43,38 @@ std::size_t phrase_end(std::string_view s, std::size_t pos, std::string_view phr
   return i;
 }
 
+// An alternative that is an answer: a number ("12", "$15") or an option letter ("B", "(C)").
+bool is_answer_word(std::string_view word) {
+  while (!word.empty() && std::string_view("*_$(").find(word.front()) != std::string_view::npos)
+    word.remove_prefix(1);
+  while (!word.empty() && std::string_view("*_).,").find(word.back()) != std::string_view::npos)
+    word.remove_suffix(1);
+  if (word.size() == 1 && is_upper(word[0])) return true;
+  return !word.empty() && is_digit(word[0]);
+}
+
+// "either B or C", "either 12 or 15 eggs": a choice between answers left open. At most three
+// words stand between "either" and "or", one of them an answer; "either way" is no hedge.
+bool either_or_at(std::string_view s, std::size_t i) {
+  if (!word_at(s, i, "either")) return false;
+  std::size_t j = i + 6;
+  bool answer = false;
+  for (int words = 0; words <= 3; ++words) {
+    while (is_space(at(s, j))) ++j;
+    const std::size_t begin = j;
+    while (j < s.size() && !is_space(s[j])) ++j;
+    const std::string_view word = s.substr(begin, j - begin);
+    if (word.empty()) return false;
+    if (word_at(s, begin, "or")) return answer && words > 0;
+    answer |= is_answer_word(word);
+  }
+  return false;
+}
+
 bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!is_alpha(s[i]) || (i > 0 && is_alpha(s[i - 1]))) continue;
+    if (either_or_at(s, i)) return true;
     for (std::string_view phrase : kNotKnowing) {
       if (phrase_end(s, i, phrase) != std::string_view::npos) return true;
     }

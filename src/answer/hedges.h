@@ -1,6 +1,7 @@
 #pragma once
 // Replies that decline to answer. A clause that says the agent does not know ("I'm not sure",
-// "I don't have enough information", "I cannot determine") holds no answer, so the answer
+// "I don't have enough information", "I cannot determine", "I can't decide between"), or that
+// leaves a choice open between answers ("It's either B or C"), holds no answer, so the answer
 // parsers never take a value from it: a reply whose only candidate answers are in such clauses is
 // unparsed (and re-asked) rather than guessed. A clause that says the question has no answer
 // ("it cannot be determined", "there is not enough information") declines a number or an option

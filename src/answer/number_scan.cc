@@ -33,6 +33,18 @@ constexpr std::string_view kSuperscriptDigits[] = {"\xE2\x81\xB0", "\xC2\xB9",  
                                                    "\xE2\x81\xB8", "\xE2\x81\xB9"};
 constexpr std::string_view kSuperscriptMinus = "\xE2\x81\xBB";
 constexpr std::string_view kSuperscriptPlus = "\xE2\x81\xBA";
+// Unicode vulgar fractions, alone ("¾" is 0.75) or after an integer ("2½" is 2.5).
+struct VulgarFraction {
+  std::string_view utf8;
+  double value;
+};
+constexpr VulgarFraction kVulgarFractions[] = {
+    {"\xC2\xBC", 1.0 / 4},     {"\xC2\xBD", 1.0 / 2},     {"\xC2\xBE", 3.0 / 4},
+    {"\xE2\x85\x90", 1.0 / 7}, {"\xE2\x85\x91", 1.0 / 9}, {"\xE2\x85\x92", 1.0 / 10},
+    {"\xE2\x85\x93", 1.0 / 3}, {"\xE2\x85\x94", 2.0 / 3}, {"\xE2\x85\x95", 1.0 / 5},
+    {"\xE2\x85\x96", 2.0 / 5}, {"\xE2\x85\x97", 3.0 / 5}, {"\xE2\x85\x98", 4.0 / 5},
+    {"\xE2\x85\x99", 1.0 / 6}, {"\xE2\x85\x9A", 5.0 / 6}, {"\xE2\x85\x9B", 1.0 / 8},
+    {"\xE2\x85\x9C", 3.0 / 8}, {"\xE2\x85\x9D", 5.0 / 8}, {"\xE2\x85\x9E", 7.0 / 8}};
 constexpr int kMaxExponent = 400;  // beyond any finite double either way
 
 struct Plain {
@@ -96,6 +108,27 @@ std::optional<Plain> read_plain(std::string_view s, std::size_t i) {
 std::size_t skip_spaces(std::string_view s, std::size_t i) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return i;
+}
+
+std::optional<VulgarFraction> vulgar_fraction_at(std::string_view s, std::size_t i) {
+  for (const VulgarFraction& fraction : kVulgarFractions) {
+    if (matches_at(s, i, fraction.utf8)) return fraction;
+  }
+  return std::nullopt;
+}
+
+// "2½", "2 ½" (one space) or "½" at `i`: a whole number and a vulgar fraction.
+std::optional<Plain> read_mixed_vulgar(std::string_view s, std::size_t i, const std::optional<Plain>& whole) {
+  if (!whole) {
+    const auto fraction = vulgar_fraction_at(s, i);
+    if (!fraction) return std::nullopt;
+    return Plain{fraction->value, i + fraction->utf8.size(), false};
+  }
+  if (!whole->integer) return std::nullopt;
+  const std::size_t at_fraction = at(s, whole->end) == ' ' ? whole->end + 1 : whole->end;
+  const auto fraction = vulgar_fraction_at(s, at_fraction);
+  if (!fraction) return std::nullopt;
+  return Plain{whole->value + fraction->value, at_fraction + fraction->utf8.size(), false};
 }
 
 // "{-3}" at `i`: a signed plain number in braces; returns the value and the end.
@@ -211,6 +244,10 @@ bool may_start_number(std::string_view s, std::size_t i) {
   return !is_alnum(prev) && prev != '_' && prev != '.';
 }
 
+bool may_start_vulgar(std::string_view s, std::size_t i) {
+  return vulgar_fraction_at(s, i).has_value() && (i == 0 || !is_alnum(s[i - 1]));
+}
+
 }  // namespace
 
 std::optional<NumberToken> read_number(std::string_view text, std::size_t pos) {
@@ -235,7 +272,10 @@ std::optional<NumberToken> read_number(std::string_view text, std::size_t pos) {
     token.fraction = plain.has_value();
   } else {
     plain = read_plain(text, i);
-    if (plain && plain->integer && at(text, plain->end) == '/' && is_digit(at(text, plain->end + 1))) {
+    if (auto mixed = read_mixed_vulgar(text, i, plain)) {
+      plain = mixed;
+      token.fraction = true;
+    } else if (plain && plain->integer && at(text, plain->end) == '/' && is_digit(at(text, plain->end + 1))) {
       auto denominator = read_plain(text, plain->end + 1);
       if (denominator && denominator->integer && denominator->value != 0.0) {
         plain->value /= denominator->value;
@@ -280,7 +320,7 @@ std::optional<NumberToken> read_number(std::string_view text, std::size_t pos) {
 
 std::optional<NumberToken> next_number(std::string_view text, std::size_t from) {
   for (std::size_t i = from; i < text.size(); ++i) {
-    if (!may_start_number(text, i)) continue;
+    if (!may_start_number(text, i) && !may_start_vulgar(text, i)) continue;
     if (auto token = read_number(text, i)) return token;
   }
   return std::nullopt;

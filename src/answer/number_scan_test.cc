@@ -69,6 +69,27 @@ TEST(ReadNumber, FractionsAndPercent) {
   EXPECT_FALSE(read_number("\\frac{1}", 0));
 }
 
+// Unicode vulgar fractions: U+00BD is 1/2 (two bytes), U+2153 is 1/3 and U+215E is 7/8 (three).
+TEST(ReadNumber, VulgarFractions) {
+  auto mixed = read_number("2\xC2\xBD hours", 0);
+  ASSERT_TRUE(mixed);
+  EXPECT_DOUBLE_EQ(mixed->value, 2.5);
+  EXPECT_EQ(mixed->end, 3u);
+  EXPECT_TRUE(mixed->fraction);
+  auto spaced = read_number("2 \xE2\x85\x93 cups", 0);
+  ASSERT_TRUE(spaced);
+  EXPECT_DOUBLE_EQ(spaced->value, 2.0 + 1.0 / 3.0);
+  EXPECT_EQ(spaced->end, 5u);
+  EXPECT_DOUBLE_EQ(read_number("-\xE2\x85\x9E", 0)->value, -0.875);
+  auto alone = next_number("about \xC2\xBE of an hour", 0);
+  ASSERT_TRUE(alone);
+  EXPECT_DOUBLE_EQ(alone->value, 0.75);
+  EXPECT_EQ(alone->begin, 6u);
+  // A decimal does not take a fraction after it, and one glued to a letter is no number.
+  EXPECT_EQ(read_number("2.5\xC2\xBD", 0)->end, 3u);
+  EXPECT_FALSE(next_number("x\xC2\xBD", 0));
+}
+
 TEST(ReadNumber, Exponent) {
   EXPECT_EQ(read_number("2e3", 0)->value, 2000.0);
   EXPECT_DOUBLE_EQ(read_number("1.5E-2", 0)->value, 0.015);

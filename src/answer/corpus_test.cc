@@ -306,6 +306,16 @@ const ReplyCase kReplies[] = {
     {"EitherOrHedgeWithOptionText", Kind::kPlanets,
      "Either B or C could be right; Jupiter is heavier but Venus looks brighter.", nullptr},
     {"TornBetweenNumbers", Kind::kNumber, "I'm torn between 18 and 20 here; it depends on the muffins.", nullptr},
+    // Revisions: the earlier answer is called wrong in the same sentence as the new one.
+    {"RevisionInOneSentence", Kind::kNumber,
+     "I initially said the answer is 20. Upon reflection I see that was wrong and the answer is 18.", "18"},
+    {"RevisionBoxedAfterIncorrect", Kind::kNumber, "I got 20 earlier but that was incorrect, the answer is \\boxed{18}.",
+     "18"},
+    {"RevisionCorrectAnswerIs", Kind::kNumber,
+     "Upon reviewing, I realize my initial answer was wrong and the correct answer is 18.", "18"},
+    {"RevisionChoiceItsB", Kind::kPlanets, "Upon reviewing, I realize I was wrong and the correct answer is B.", "B"},
+    {"RevisionPreviousAnswerOf", Kind::kNumber,
+     "Therefore my previous answer of 20 was incorrect and the correct answer is \\boxed{18}.", "18"},
     {"EitherWayIsNoHedge", Kind::kNumber, "Whether she sells them at the market or at home, either way she makes $18.",
      "18"},
 };

@@ -75,12 +75,14 @@ bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!is_alpha(s[i]) || (i > 0 && is_alpha(s[i - 1]))) continue;
     if (either_or_at(s, i)) return true;
+    // Every phrase starts with a letter: compare it first, as most words start no phrase.
+    const char first = to_lower(s[i]);
     for (std::string_view phrase : kNotKnowing) {
-      if (phrase_end(s, i, phrase) != std::string_view::npos) return true;
+      if (phrase[0] == first && phrase_end(s, i, phrase) != std::string_view::npos) return true;
     }
     if (claims == Unanswerable::kIsAnAnswer) continue;
     for (std::string_view phrase : kUnanswerable) {
-      if (phrase_end(s, i, phrase) != std::string_view::npos) return true;
+      if (phrase[0] == first && phrase_end(s, i, phrase) != std::string_view::npos) return true;
     }
   }
   return false;

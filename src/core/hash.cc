@@ -84,13 +84,15 @@ double Rng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-std::uint64_t Rng::below(std::uint64_t n) {
-  // Rejection sampling avoids modulo bias.
-  const std::uint64_t limit = max() - max() % n;
-  std::uint64_t x = next();
-  while (x >= limit) x = next();
-  return x % n;
+UniformIndex::UniformIndex(std::uint64_t n) : n_(n), limit_(Rng::max() - Rng::max() % n) {}
+
+std::uint64_t UniformIndex::operator()(Rng& rng) const {
+  std::uint64_t x = rng.next();
+  while (x >= limit_) x = rng.next();
+  return x % n_;
 }
+
+std::uint64_t Rng::below(std::uint64_t n) { return UniformIndex(n)(*this); }
 
 // Marsaglia–Tsang for shape >= 1, boosted for shape < 1.
 double Rng::gamma(double shape) {

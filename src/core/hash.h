@@ -33,6 +33,20 @@ std::uint64_t mix64(std::uint64_t x);
 // 32 lowercase hex digits from two independent 64-bit hashes of `bytes`.
 std::string hash_hex128(std::string_view bytes);
 
+class Rng;
+
+// Uniform draws from [0, n), n > 0, for many draws with the same n: the rejection limit is
+// computed once. Rng::below(n) gives the same stream.
+class UniformIndex {
+ public:
+  explicit UniformIndex(std::uint64_t n);
+  std::uint64_t operator()(Rng& rng) const;
+
+ private:
+  std::uint64_t n_;
+  std::uint64_t limit_;  // rejection sampling avoids modulo bias
+};
+
 // Deterministic generator (xoshiro256**), seeded from one 64-bit value.
 class Rng {
  public:

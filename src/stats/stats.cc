@@ -31,10 +31,11 @@ std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_
   if (values.empty()) return {};
   const std::size_t n = values.size();
   Rng rng(seed);
+  const UniformIndex index(n);
   std::vector<double> means(static_cast<std::size_t>(std::max(resamples, 1)));
   for (double& resampled_mean : means) {
     double sum = 0.0;
-    for (std::size_t i = 0; i < n; ++i) sum += values[rng.below(n)];
+    for (std::size_t i = 0; i < n; ++i) sum += values[index(rng)];
     resampled_mean = sum / static_cast<double>(n);
   }
   std::sort(means.begin(), means.end());

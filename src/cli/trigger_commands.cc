@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/files.h"
 #include "parley/runner.h"
 #include "parley/self_critique.h"
 #include "parley/trigger.h"
@@ -21,17 +22,14 @@ namespace {
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
 
-std::optional<std::string> read_text(const std::string& path) {
+// A file's text, or standard input for "-".
+Result<std::string> read_text(const std::string& path) {
   if (path == "-") {
     std::ostringstream all;
     all << std::cin.rdbuf();
     return all.str();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
+  return read_input_file(path);
 }
 
 nlohmann::ordered_json evaluation_json(const TriggerEvaluation& ev, double threshold) {
@@ -150,7 +148,8 @@ void add_trigger_commands(CLI::App& app, TriggerCommands& c) {
 int command_features(const FeaturesArgs& args) {
   const auto response = read_text(args.response_file);
   if (!response) {
-    fmt::print(stderr, "parley: {}: cannot read the response file\n", args.response_file);
+    fmt::print(stderr, "parley: {}: cannot read the response file: {}\n", args.response_file,
+               response.error().message);
     return kExitUsage;
   }
   std::optional<TriggerModel> model;
@@ -162,7 +161,7 @@ int command_features(const FeaturesArgs& args) {
     }
     model = std::move(loaded).value();
   }
-  const FeatureInput input = self_critique_feature_input(args.question, *response);
+  const FeatureInput input = self_critique_feature_input(args.question, response.value());
   // Every section but the optional alternative answer missing: there is nothing to measure,
   // and 41 defaults would score like a real response.
   if (input.missing_sections.size() + 1 >= kCritiqueSectionLabels.size()) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/yaml_reader.h"
+#include "core/files.h"
 #include "core/hash.h"
 #include "parley/config.h"
 
@@ -290,13 +291,12 @@ std::string ExperimentConfig::fingerprint() const {
 }
 
 Result<ExperimentConfig> load_experiment(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  if (!std::filesystem::exists(path)) return Error{fmt::format("{}: file not found", path.string())};
-  std::ifstream in(path);
-  if (!in) return Error{fmt::format("{}: cannot open file", path.string())};
+  const Result<std::string> text = read_input_file(path);
+  if (!text) return Error{fmt::format("{}: {}", path.string(), text.error().message)};
   try {
     YAML::Node root;
     try {
-      root = YAML::Load(in);
+      root = YAML::Load(text.value());
     } catch (const YAML::ParserException& e) {
       return Error{fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg)};
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/files.h"
 #include "data/readers.h"
 #include "parley/dataset.h"
 
@@ -13,15 +14,9 @@ namespace parley {
 namespace {
 
 Result<std::string> read_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{path.string() + ": no such file"};
-  if (std::filesystem::is_directory(path, ec)) return Error{path.string() + ": is a directory, not a dataset file"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path.string() + ": cannot open for reading"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error{path.string() + ": read error"};
-  return text.str();
+  Result<std::string> text = read_input_file(path);
+  if (!text) return Error{path.string() + ": " + text.error().message};
+  return text;
 }
 
 bool has_csv_extension(const std::filesystem::path& path) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "data/dataset_test_support.h"
 #include "parley/dataset.h"
@@ -59,11 +60,19 @@ TEST(LoadDataset, UnreadableFilesAreErrorsNamingThePath) {
   const auto missing = dir.path() / "nope.jsonl";
   auto result = load_dataset(missing);
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().message, missing.string() + ": no such file");
+  EXPECT_EQ(result.error().message, missing.string() + ": file not found");
 
   auto directory = load_dataset(dir.path());
   ASSERT_FALSE(directory.ok());
-  EXPECT_NE(directory.error().message.find(dir.path().string()), std::string::npos);
+  EXPECT_EQ(directory.error().message, dir.path().string() + ": is a directory, not a file");
+
+  // A FIFO is refused before it is opened: opening it would wait for a writer forever.
+  const auto fifo = dir.path() / "tasks.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto pipe = load_dataset(fifo);
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_NE(pipe.error().message.find(fifo.string() + ": is not a regular file"), std::string::npos)
+      << pipe.error().message;
 }
 
 TEST(LoadDataset, NoValidTaskIsAnError) {

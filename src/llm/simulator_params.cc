@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/files.h"
 #include "parley/simulator.h"
 
 namespace parley {
@@ -142,11 +143,9 @@ Result<std::shared_ptr<const SimulatorParams>> parse_simulator_params(std::strin
 }
 
 Result<std::shared_ptr<const SimulatorParams>> load_simulator_params(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open simulator parameter file", path.string())};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_simulator_params(text.str(), path.string());
+  const Result<std::string> text = read_input_file(path);
+  if (!text) return Error{fmt::format("{}: simulator parameter file: {}", path.string(), text.error().message)};
+  return parse_simulator_params(text.value(), path.string());
 }
 
 std::shared_ptr<const SimulatorParams> default_simulator_params() {

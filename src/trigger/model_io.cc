@@ -11,6 +11,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "core/files.h"
 #include "parley/trigger_model.h"
 #include "trigger/mlp.h"
 
@@ -298,9 +299,9 @@ Result<Ok> TriggerModel::save(const std::string& path) const {
 
 Result<TriggerModel> TriggerModel::load(const std::string& path,
                                         const std::vector<std::string>* expected_features) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"trigger model: cannot open " + path};
-  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const Result<std::string> text = read_input_file(path);
+  if (!text) return Error{"trigger model: " + path + ": " + text.error().message};
+  const json j = json::parse(text.value(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Error{"trigger model: " + path + " is not valid JSON"};
   Result<TriggerModel> m = from_json(j, expected_features);
   if (!m) return Error{m.error().message + " (in " + path + ")"};

@@ -74,8 +74,9 @@ TEST(TriggerModelIo, FileLayout) {
 }
 
 TEST(TriggerModelIo, LoadErrors) {
-  EXPECT_NE(TriggerModel::load("/nonexistent/model.json").error().message.find("cannot open"),
-            std::string::npos);
+  EXPECT_EQ(TriggerModel::load("/nonexistent/model.json").error().message,
+            "trigger model: /nonexistent/model.json: file not found");
+  EXPECT_EQ(TriggerModel::load("/tmp").error().message, "trigger model: /tmp: is a directory, not a file");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("parley_trigger_bad_" + std::to_string(::getpid()) + ".json"))
                                .string();

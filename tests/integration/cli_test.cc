@@ -57,6 +57,12 @@ TEST(Cli, ConfigErrorIsOneLineWithExitCode2) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("nope.yaml: file not found"), std::string::npos);
 
+  // A directory where the experiment file should be: one clear line, not an internal error.
+  std::filesystem::create_directories(dir / "experiments");
+  const auto directory = run_parley({"run", "experiments"}, dir);
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_EQ(directory.err, "parley: experiments: is a directory, not a file\n") << directory.err;
+
   const auto bad_set = run_parley({"run", "bad.yaml", "--set", "protocols.0.name=nope"}, dir);
   EXPECT_EQ(bad_set.exit_code, 2);
 }

@@ -157,6 +157,18 @@ TEST_F(ConfigTest, InvalidYamlAndMissingFile) {
   EXPECT_NE(error_of("- just\n- a list\n").find("expected a mapping"), std::string::npos);
 }
 
+TEST_F(ConfigTest, ADuplicateKeyIsAnErrorNamingBothLines) {
+  // YAML forbids a key twice in one mapping; yaml-cpp keeps the first silently.
+  EXPECT_EQ(error_of("seeds: [1]\nconcurrency: 4\nseeds: [2]\n"),
+            (dir_ / "exp.yaml").string() + ":3: key 'seeds' given twice (first on line 1)");
+  EXPECT_NE(error_of("models:\n  - {name: sim, backend: simulator, name: other}\n")
+                .find("exp.yaml:2: key 'name' given twice (first on line 2)"),
+            std::string::npos);
+  EXPECT_NE(error_of("protocols:\n  - name: debate\n    rounds: 2\n    rounds: 3\n")
+                .find("exp.yaml:4: key 'rounds' given twice (first on line 3)"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, MissingDatasetFile) {
   const auto e = error_of(
       "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"

@@ -300,6 +300,7 @@ Result<ExperimentConfig> load_experiment(const std::filesystem::path& path, cons
     } catch (const YAML::ParserException& e) {
       return Error{fmt::format("{}:{}: invalid YAML: {}", path.string(), e.mark.line + 1, e.msg)};
     }
+    reject_duplicate_keys(path.string(), root);
     for (const auto& assignment : overrides) apply_override(root, assignment);
     return read_experiment(path, root);
   } catch (const ConfigError& e) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -172,6 +173,27 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
       YAML::Node next = current[part];
       current.reset(next);
     }
+  }
+}
+
+void reject_duplicate_keys(const std::string& file, const YAML::Node& node) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) reject_duplicate_keys(file, item);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& pair : node) {
+    if (pair.first.IsScalar()) {
+      const std::string key = pair.first.Scalar();
+      const int line = pair.first.Mark().line + 1;
+      const auto [seen, inserted] = first_line.emplace(key, line);
+      if (!inserted) {
+        throw ConfigError{
+            fmt::format("{}:{}: key '{}' given twice (first on line {})", file, line, key, seen->second)};
+      }
+    }
+    reject_duplicate_keys(file, pair.second);
   }
 }
 

@@ -18,6 +18,10 @@ struct ConfigError {
   std::string message;
 };
 
+// Fails on a mapping, anywhere in `node`, that gives one key twice: YAML forbids it and a
+// parser would silently keep one of the two values.
+void reject_duplicate_keys(const std::string& file, const YAML::Node& node);
+
 class YamlReader {
  public:
   YamlReader(std::string file, YAML::Node node, std::string path);

@@ -124,6 +124,22 @@ TEST_F(ConfigTest, AgentNamingUndefinedModel) {
   EXPECT_NE(e.find(":4: agents[0].model: no model named 'gpt'"), std::string::npos) << e;
 }
 
+TEST_F(ConfigTest, ABaseUrlNeedsAHostAndAPossiblePortAndKeepsItsPasswordOutOfErrors) {
+  const auto with_url = [&](const std::string& url) {
+    return error_of("models:\n  - {name: m, backend: openai, model: q, base_url: '" + url +
+                    "'}\nagents:\n  - {name: a1, model: m}\ndataset: {path: x}\nprotocols:\n  - {name: single}\n");
+  };
+  EXPECT_NE(with_url("http://127.0.0.1:99999/v1").find("base_url: 'http://127.0.0.1:99999/v1' has port '99999'"),
+            std::string::npos);
+  EXPECT_NE(with_url("http://localhost:0/v1").find("has port '0'"), std::string::npos);
+  EXPECT_NE(with_url("http://localhost:80a/v1").find("has port '80a'"), std::string::npos);
+  EXPECT_NE(with_url("http:///v1").find("'http:///v1' has no host"), std::string::npos);
+  const std::string leaked = with_url("ftp://admin:hunter2@example.com/v1");
+  EXPECT_NE(leaked.find("got 'ftp://admin:***@example.com/v1'"), std::string::npos) << leaked;
+  EXPECT_EQ(leaked.find("hunter2"), std::string::npos) << leaked;
+  EXPECT_EQ(with_url("http://admin:hunter2@example.com:70000/v1").find("hunter2"), std::string::npos);
+}
+
 TEST_F(ConfigTest, BackendSpecificKeys) {
   const auto e = error_of(
       "models:\n  - {name: sim, backend: simulator, base_url: 'http://x'}\nagents:\n  - {name: a1, model: sim}\n"

@@ -15,6 +15,43 @@
 namespace parley {
 namespace {
 
+// The URL as it may be shown: a password in its user part is replaced ("http://user:***@host").
+std::string redacted_url(const std::string& url) {
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
+  const std::size_t at = url.find('@', authority);
+  const std::size_t path = url.find('/', authority);
+  if (at == std::string::npos || (path != std::string::npos && at > path)) return url;
+  const std::size_t colon = url.find(':', authority);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+// "" when `url` is an http(s) URL with a host and, if given, a port in 1..65535; otherwise the
+// problem in words (the URL shown without its password).
+std::string base_url_problem(const std::string& url) {
+  const std::string shown = redacted_url(url);
+  std::size_t authority = 0;
+  if (url.rfind("http://", 0) == 0) authority = 7;
+  else if (url.rfind("https://", 0) == 0) authority = 8;
+  else return fmt::format("expected an http:// or https:// URL, got '{}'", shown);
+  std::string host = url.substr(authority, url.find_first_of("/?#", authority) - authority);
+  if (const std::size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  std::string port;
+  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos && host.find(']', colon) == std::string::npos) {
+    port = host.substr(colon + 1);
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return fmt::format("'{}' has no host", shown);
+  if (url.find_first_of(" \t\r\n") != std::string::npos) return fmt::format("'{}' contains white space", shown);
+  if (!port.empty()) {
+    const bool digits = port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535)
+      return fmt::format("'{}' has port '{}'; a port is a number from 1 to 65535", shown, port);
+  }
+  return {};
+}
+
 ModelConfig read_model(const YamlReader& r) {
   ModelConfig m;
   m.name = r.text("name");
@@ -32,9 +69,7 @@ ModelConfig read_model(const YamlReader& r) {
                 "for backend openai");
     auto& e = m.endpoint;
     e.base_url = r.text("base_url");
-    if (e.base_url.rfind("http://", 0) != 0 && e.base_url.rfind("https://", 0) != 0) {
-      r.fail("base_url", fmt::format("expected an http:// or https:// URL, got '{}'", e.base_url));
-    }
+    if (const std::string problem = base_url_problem(e.base_url); !problem.empty()) r.fail("base_url", problem);
     e.model = r.text("model");
     e.api_key_env = r.optional_text("api_key_env").value_or("");
     e.max_concurrency = static_cast<int>(r.optional_integer("max_concurrency", 1, 100000).value_or(64));

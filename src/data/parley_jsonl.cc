@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "data/readers.h"
 #include "parley/answer.h"
@@ -168,16 +169,65 @@ Result<Task> task_from_row(const json& row, int line) {
   return task;
 }
 
+// The text of a top-level "id" written as a number that is not an exact integer of JSON's
+// integer types ("123456789012345678901234567890", "1e3"): a double would mangle it, and two
+// long ids could become one. Read with nlohmann's SAX interface, which passes a float's text.
+class RawFloatId final : public nlohmann::json_sax<json> {
+ public:
+  std::optional<std::string> text;
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t& raw) override {
+    if (depth_ == 1 && id_value_) text = raw;
+    return scalar();
+  }
+  bool string(string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool key(string_t& name) override {
+    id_value_ = depth_ == 1 && name == "id";
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool scalar() {
+    if (depth_ == 1) id_value_ = false;
+    return true;
+  }
+  bool open() {
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return scalar();
+  }
+  int depth_ = 0;
+  bool id_value_ = false;
+};
+
 }  // namespace
 
 void read_json_rows(std::string_view text, DatasetBuilder& out,
                     const std::function<Result<Task>(const json& row, int line)>& to_task) {
   for (const NumberedLine& line : non_blank_lines(text)) {
     if (out.full()) return;
-    const json row = json::parse(line.text.begin(), line.text.end(), nullptr, /*allow_exceptions=*/false);
+    json row = json::parse(line.text.begin(), line.text.end(), nullptr, /*allow_exceptions=*/false);
     if (row.is_discarded()) {
       out.issue(line.line, "not valid JSON");
       continue;
+    }
+    if (const auto id = row.find("id"); row.is_object() && id != row.end() && id->is_number_float()) {
+      RawFloatId raw;
+      json::sax_parse(line.text.begin(), line.text.end(), &raw);
+      if (raw.text) *id = *raw.text;  // the id as written
     }
     auto task = to_task(row, line.line);
     if (!task) {

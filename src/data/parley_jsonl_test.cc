@@ -112,6 +112,20 @@ TEST(ParleyJsonl, IdsDefaultToTheLineAndMayBeNumbers) {
   EXPECT_EQ(dataset.tasks[1].id, "17");
 }
 
+TEST(ParleyJsonl, NumericIdsBeyondIntegerRangeAreKeptAsWritten) {
+  // Beyond uint64 a JSON number is a double: both ids would become 1.2345678901234568e+29 and
+  // the second row a duplicate. They are ids, so their text is kept.
+  const Dataset dataset = read(
+      "{\"id\": 123456789012345678901234567890, \"question\": \"q\", \"answer\": 1}\n"
+      "{\"id\": 123456789012345678901234567891, \"question\": \"q\", \"answer\": 2}\n"
+      "{\"meta\": {\"id\": 2.5}, \"id\": 18446744073709551615, \"question\": \"q\", \"answer\": 3}\n");
+  ASSERT_TRUE(dataset.issues.empty()) << dataset.issues[0].message;
+  ASSERT_EQ(dataset.tasks.size(), 3u);
+  EXPECT_EQ(dataset.tasks[0].id, "123456789012345678901234567890");
+  EXPECT_EQ(dataset.tasks[1].id, "123456789012345678901234567891");
+  EXPECT_EQ(dataset.tasks[2].id, "18446744073709551615");  // uint64's largest is exact already
+}
+
 TEST(ParleyJsonl, MalformedRowsAreIssuesWithTheirLine) {
   const Dataset dataset = read(
       "{\"id\": \"a\", \"question\": \"ok\", \"answer\": 1}\n"   // 1 kept

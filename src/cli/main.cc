@@ -25,6 +25,7 @@ namespace {
 
 constexpr int kExitRuntime = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitDebatesFailed = 3;  // the run finished, but some debates ended `failed`
 constexpr int kExitInterrupted = 130;
 
 std::atomic<int> g_interrupts{0};  // lock-free, so safe in a signal handler
@@ -80,16 +81,29 @@ int command_run(const RunArgs& args) {
   for (const auto& issue : outcome->dataset_issues) {
     fmt::print(stderr, "parley: {}:{}: skipped row: {}\n", config->dataset.path.string(), issue.line, issue.message);
   }
-  if (args.quiet) return outcome->interrupted ? kExitInterrupted : 0;
+  std::int64_t failed = 0, debates = 0;
+  for (const ProtocolSummary& p : outcome->summary.protocols) {
+    failed += p.failed;
+    debates += p.n;
+  }
+  const auto exit_code = [&] {
+    if (outcome->interrupted) return kExitInterrupted;
+    if (failed > 0) {
+      fmt::print(stderr, "parley: {} of {} debates failed (status failed; each transcript gives its reason)\n",
+                 failed, debates);
+      return kExitDebatesFailed;
+    }
+    return 0;
+  };
+  if (args.quiet) return exit_code();
   std::cout << render_table(outcome->summary);
   fmt::print("\n{} debates run, {} resumed from the store; outputs in {}\n", outcome->progress.done,
              outcome->progress.skipped, options.out_dir.string());
   if (outcome->interrupted) {
     fmt::print(stderr, "parley: interrupted; continue with: parley run {} --out {} --resume\n", args.experiment,
                options.out_dir.string());
-    return kExitInterrupted;
   }
-  return 0;
+  return exit_code();
 }
 
 int command_report(const std::string& dir, bool json) {

@@ -74,7 +74,7 @@ TEST(HttpRun, InjectedFaultsEndEveryDebateCompletedOrFailedNoneLostNoneDuplicate
   write_tasks(dir / "tasks.jsonl");
   write_file(dir / "exp.yaml", experiment(server.base_url()));
   const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 3) << r.err;  // the doomed task's debates failed
   EXPECT_EQ(r.out.find("SIMULATED"), std::string::npos);
 
   const auto transcripts = read_transcripts(dir / "out");
@@ -271,7 +271,11 @@ TEST(HttpRun, UnreachableServerFailsEveryDebateWithAReason) {
   // Port 9 (discard) on loopback: nothing listens, connections are refused at once.
   write_file(dir / "exp.yaml", experiment("http://127.0.0.1:9/v1"));
   const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=2"}, dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The run finishes and stores every failed debate, but does not claim success (exit 3).
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("parley: 12 of 12 debates failed"), std::string::npos) << r.err;
+  const auto quiet = run_parley({"run", "exp.yaml", "--out", "quiet", "--set", "dataset.limit=2", "--quiet"}, dir);
+  EXPECT_EQ(quiet.exit_code, 3) << quiet.err;
   const auto transcripts = read_transcripts(dir / "out");
   ASSERT_EQ(transcripts.size(), 3u * 2 * 2);
   for (const auto& t : transcripts) {

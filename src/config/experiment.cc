@@ -1,6 +1,5 @@
 // load_experiment: YAML → ExperimentConfig, with every key checked (docs/formats.md).
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -46,7 +45,8 @@ std::string base_url_problem(const std::string& url) {
   if (url.find_first_of(" \t\r\n") != std::string::npos) return fmt::format("'{}' contains white space", shown);
   if (!port.empty()) {
     const bool digits = port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535)
+    const int number = digits ? std::stoi(port) : 0;
+    if (number < 1 || number > 65535)
       return fmt::format("'{}' has port '{}'; a port is a number from 1 to 65535", shown, port);
   }
   return {};

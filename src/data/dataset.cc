@@ -2,9 +2,7 @@
 // and the first row) and hands the text to that format's reader.
 
 #include <cctype>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/files.h"
 #include "data/readers.h"

@@ -2,11 +2,9 @@
 // allowed range, so that the checks (missing, unknown, out of range) and the struct agree.
 #include "llm/simulator_params.h"
 
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

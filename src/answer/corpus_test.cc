@@ -290,6 +290,12 @@ const ReplyCase kReplies[] = {
      "Impact: +0.3%\n\nOn reflection, the base effect dominates.\nImpact: +0.1%", "0.1"},
     {"ForecastUnicodeMinusWithoutLabel", Kind::kForecast, "I expect core CPI to move \xE2\x88\x92" "0.2% next month.",
      "-0.2"},
+    // The Impact line (inline or a heading with its value below) wins over an earlier figure;
+    // without '%' a signed number is no forecast.
+    {"ForecastInlineLineAfterAnEarlierFigure", Kind::kForecast, "Last month was -0.1%.\nImpact: +0.3%", "0.3"},
+    {"ForecastHeadingAfterAnEarlierFigure", Kind::kForecast, "Last month: -0.1%.\n\n### Impact\n+0.2%", "0.2"},
+    {"ForecastSignedNumberWithoutPercentIsNot", Kind::kForecast, "Core CPI moves by -0.2 next month, I think.",
+     nullptr},
     // An Impact value in words that means zero.
     {"ForecastNoChange", Kind::kForecast, "Impact: no change (0.0%)", "0"},
     {"ForecastBoldNoChange", Kind::kForecast, "Core goods prices are flat.\n\n**Impact:** No change", "0"},

@@ -5,13 +5,13 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <iostream>
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/trigger_commands.h"
 #include "parley/config.h"
@@ -96,8 +96,8 @@ int command_run(const RunArgs& args) {
     return 0;
   };
   if (args.quiet) return exit_code();
-  std::cout << render_table(outcome->summary);
-  fmt::print("\n{} debates run, {} resumed from the store; outputs in {}\n", outcome->progress.done,
+  print_out("{}", render_table(outcome->summary));
+  print_out("\n{} debates run, {} resumed from the store; outputs in {}\n", outcome->progress.done,
              outcome->progress.skipped, options.out_dir.string());
   if (outcome->interrupted) {
     fmt::print(stderr, "parley: interrupted; continue with: parley run {} --out {} --resume\n", args.experiment,
@@ -112,7 +112,7 @@ int command_report(const std::string& dir, bool json) {
     fmt::print(stderr, "parley: {}\n", summary.error().message);
     return kExitUsage;
   }
-  std::cout << (json ? summary_to_json(*summary) + "\n" : render_table(*summary));
+  print_out("{}", (json ? summary_to_json(*summary) + "\n" : render_table(*summary)));
   return 0;
 }
 
@@ -166,7 +166,7 @@ int command_compare(const CompareArgs& args) {
     fmt::print(stderr, "parley: {}\n", comparison.error().message);
     return kExitUsage;
   }
-  std::cout << (args.json ? comparison_to_json(*comparison) + "\n" : render_comparison(*comparison));
+  print_out("{}", (args.json ? comparison_to_json(*comparison) + "\n" : render_comparison(*comparison)));
   return 0;
 }
 
@@ -181,8 +181,8 @@ int command_tune_sid_et(const std::string& dir, const std::string& sid_et, const
     fmt::print(stderr, "parley: {}\n", tuning.error().message);
     return kExitUsage;
   }
-  if (run->simulated) std::cout << "SIMULATED: these numbers come from parley's built-in simulator.\n";
-  std::cout << render_skip_rate(*tuning, sid_et, reference);
+  if (run->simulated) print_out("SIMULATED: these numbers come from parley's built-in simulator.\n");
+  print_out("{}", render_skip_rate(*tuning, sid_et, reference));
   return 0;
 }
 
@@ -199,28 +199,28 @@ const char* kind_name(ParamKind kind) {
 
 int command_protocols() {
   for (const auto& info : protocol_registry()) {
-    fmt::print("{:<18} {}\n{:<18} paper: {}\n", info.name, info.title, "", info.paper);
+    print_out("{:<18} {}\n{:<18} paper: {}\n", info.name, info.title, "", info.paper);
     for (const auto& spec : info.params) {
       std::string value;
       std::visit([&](const auto& v) { value = fmt::format("{}", v); }, spec.default_value);
       if (spec.required) {
-        fmt::print("{:<18}   {} ({}, required): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
+        print_out("{:<18}   {} ({}, required): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
         continue;
       }
       if (value.find('\n') == std::string::npos) {
-        fmt::print("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
+        print_out("{:<18}   {} ({}, default {}): {}\n", "", spec.name, kind_name(spec.kind), value, spec.help);
         continue;
       }
       // A multi-line default (a prompt template) is printed as an indented block below.
-      fmt::print("{:<18}   {} ({}, default below): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
+      print_out("{:<18}   {} ({}, default below): {}\n", "", spec.name, kind_name(spec.kind), spec.help);
       for (std::size_t at = 0; at <= value.size();) {
         const std::size_t end = std::min(value.find('\n', at), value.size());
-        fmt::print("{:<18}     | {}\n", "", std::string_view(value).substr(at, end - at));
+        print_out("{:<18}     | {}\n", "", std::string_view(value).substr(at, end - at));
         at = end + 1;
       }
     }
     if (info.default_best_of > 1) {
-      fmt::print("{:<18}   best_of (int, default {}): drafts per turn kept by the judge (the paper's setting)\n", "",
+      print_out("{:<18}   best_of (int, default {}): drafts per turn kept by the judge (the paper's setting)\n", "",
                  info.default_best_of);
     }
   }
@@ -307,7 +307,9 @@ int main_impl(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return parley::cli::main_impl(argc, argv);
+    return parley::cli::finish_output(parley::cli::main_impl(argc, argv));
+  } catch (const parley::cli::OutputFailed& failure) {
+    return parley::cli::output_failed(failure);
   } catch (const std::exception& e) {
     // Reaching here is a bug; say so plainly rather than aborting.
     std::fprintf(stderr, "parley: internal error: %s\n", e.what());

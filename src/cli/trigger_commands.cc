@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/output.h"
 #include "core/files.h"
 #include "parley/runner.h"
 #include "parley/self_critique.h"
@@ -189,14 +189,15 @@ int command_features(const FeaturesArgs& args) {
                       {"threshold", model->threshold()},
                       {"decision", model->trigger(score) ? "debate" : "skip"}};
   }
-  std::cout << out.dump(2) << "\n";
+  print_out("{}\n", out.dump(2));
   return 0;
 }
 
 // Examples as --examples-out wrote them; Error names the line.
 Result<std::vector<TriggerExample>> read_examples(const std::string& path, bool& simulated) {
-  std::ifstream in(path);
-  if (!in) return Error{fmt::format("{}: cannot read the examples", path)};
+  auto text = read_input_file(path);
+  if (!text) return Error{fmt::format("{}: {}", path, text.error().message)};
+  std::istringstream in(*text);
   std::vector<TriggerExample> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -261,7 +262,7 @@ int command_train_trigger(const TrainTriggerArgs& args) {
   }
   const TriggerSplit split = split_by_task(examples, args.validation, args.options.seed);
   if (!args.examples_out.empty()) {
-    std::ofstream out(args.examples_out);
+    OutputFile out(args.examples_out);
     for (const auto* part : {&split.train, &split.validation}) {
       for (const TriggerExample& e : *part) {
         nlohmann::ordered_json line{
@@ -272,11 +273,11 @@ int command_train_trigger(const TrainTriggerArgs& args) {
             e.mad_correct ? nlohmann::ordered_json(*e.mad_correct) : nlohmann::ordered_json(nullptr);
         for (std::size_t i = 0; i < e.features.size(); ++i)
           line["features"][trigger_feature_names()[i]] = e.features[i];
-        out << line.dump() << "\n";
+        out.append(line.dump() + "\n");
       }
     }
-    if (!out) {
-      fmt::print(stderr, "parley: {}: cannot write the examples\n", args.examples_out);
+    if (auto ok = out.commit(); !ok) {
+      fmt::print(stderr, "parley: {}: {}\n", args.examples_out, ok.error().message);
       return kExitRuntime;
     }
   }
@@ -312,15 +313,15 @@ int command_train_trigger(const TrainTriggerArgs& args) {
     return kExitRuntime;
   }
   if (args.quiet) return 0;
-  fmt::print("{}{} self-critique responses from {} ({} correct), {} for training, {} for validation\n",
+  print_out("{}{} self-critique responses from {} ({} correct), {} for training, {} for validation\n",
              simulated ? "SIMULATED: " : "", examples.size(), source, correct, split.train.size(),
              split.validation.size());
   if (!log.empty())
-    fmt::print("loss {}, {} epochs: {:.4f} -> {:.4f}\n", args.options.loss, log.size(), log.front().loss,
+    print_out("loss {}, {} epochs: {:.4f} -> {:.4f}\n", args.options.loss, log.size(), log.front().loss,
                log.back().loss);
-  fmt::print("training:   {}\n", describe(on_train));
-  if (on_validation) fmt::print("validation: {}\n", describe(*on_validation));
-  fmt::print("threshold {} (debate when p < threshold); model written to {}\n", model.threshold(), args.out);
+  print_out("training:   {}\n", describe(on_train));
+  if (on_validation) print_out("validation: {}\n", describe(*on_validation));
+  print_out("threshold {} (debate when p < threshold); model written to {}\n", model.threshold(), args.out);
   return 0;
 }
 

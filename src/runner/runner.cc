@@ -4,13 +4,13 @@
 #include "parley/runner.h"
 
 #include <atomic>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
+#include "core/files.h"
 #include "runner/backends.h"
 
 namespace parley {
@@ -64,20 +64,15 @@ std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConf
 
 Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary,
                          const std::vector<Transcript>& transcripts) {
-  const auto jsonl = dir / "transcripts.jsonl";
-  const auto json = dir / "summary.json";
-  {
-    std::ofstream out(jsonl.string() + ".tmp", std::ios::trunc);
-    for (const auto& t : transcripts) out << transcript_to_json(t) << '\n';
-    if (!out) return Error{fmt::format("{}: write failed", jsonl.string())};
+  OutputFile jsonl(dir / "transcripts.jsonl");
+  for (const auto& t : transcripts) {
+    jsonl.append(transcript_to_json(t));
+    jsonl.append("\n");
   }
-  {
-    std::ofstream out(json.string() + ".tmp", std::ios::trunc);
-    out << summary_to_json(summary) << '\n';
-    if (!out) return Error{fmt::format("{}: write failed", json.string())};
-  }
-  std::filesystem::rename(jsonl.string() + ".tmp", jsonl);
-  std::filesystem::rename(json.string() + ".tmp", json);
+  if (auto ok = jsonl.commit(); !ok) return Error{fmt::format("{}: {}", (dir / "transcripts.jsonl").string(), ok.error().message)};
+  const auto summary_path = dir / "summary.json";
+  if (auto ok = write_output_file(summary_path, summary_to_json(summary) + '\n'); !ok)
+    return Error{fmt::format("{}: {}", summary_path.string(), ok.error().message)};
   return Ok{};
 }
 

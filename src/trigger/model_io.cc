@@ -3,12 +3,9 @@
 // round-trip formatting, so a loaded model scores bit-for-bit like the saved one.
 
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <unordered_set>
 
 #include "core/files.h"
@@ -277,23 +274,8 @@ Result<TriggerModel> TriggerModel::from_json(const json& j,
 }
 
 Result<Ok> TriggerModel::save(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{"trigger model: cannot write " + tmp};
-    out << to_json().dump() << '\n';
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Error{"trigger model: failed writing " + tmp};
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return Error{"trigger model: cannot rename " + tmp + " to " + path + ": " + ec.message()};
-  }
+  if (auto ok = write_output_file(path, to_json().dump() + '\n'); !ok)
+    return Error{"trigger model: " + path + ": " + ok.error().message};
   return Ok{};
 }
 

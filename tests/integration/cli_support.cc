@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -32,14 +33,26 @@ std::string read_file(const std::filesystem::path& path) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
-CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                         StdoutTo stdout_to) {
   const auto out_path = cwd / ".stdout";
   const auto err_path = cwd / ".stderr";
+  int pipe_ends[2] = {-1, -1};
+  if (stdout_to == StdoutTo::kClosedPipe || stdout_to == StdoutTo::kClosedPipeSigpipeIgnored) {
+    if (::pipe(pipe_ends) != 0) throw std::runtime_error("pipe failed");
+    ::close(pipe_ends[0]);  // nobody will ever read: every write gets SIGPIPE / EPIPE
+  }
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(cwd.c_str()) != 0) ::_exit(127);
     const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out = -1;
+    switch (stdout_to) {
+      case StdoutTo::kCapture: out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644); break;
+      case StdoutTo::kFullDisk: out = ::open("/dev/full", O_WRONLY); break;
+      case StdoutTo::kClosedPipeSigpipeIgnored: ::signal(SIGPIPE, SIG_IGN); [[fallthrough]];  // kept across exec
+      case StdoutTo::kClosedPipe: out = pipe_ends[1]; break;
+    }
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(in, 0);
     ::dup2(out, 1);
@@ -52,11 +65,12 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
+  if (pipe_ends[1] >= 0) ::close(pipe_ends[1]);
   int status = 0;
   ::waitpid(pid, &status, 0);
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_file(out_path);
+  if (stdout_to == StdoutTo::kCapture) result.out = read_file(out_path);
   result.err = read_file(err_path);
   return result;
 }

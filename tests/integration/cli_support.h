@@ -18,8 +18,13 @@ std::filesystem::path parley_binary();      // the parley executable of this bui
 std::filesystem::path source_dir();         // the source tree
 std::filesystem::path scratch_dir(const std::string& name);  // fresh, empty
 
+// Where the child's stdout goes: captured into CommandResult::out, or somewhere a write fails
+// (a full disk; a pipe whose reader has gone, with SIGPIPE at its default or ignored).
+enum class StdoutTo { kCapture, kFullDisk, kClosedPipe, kClosedPipeSigpipeIgnored };
+
 // Runs `parley args...` with the working directory `cwd`, stdin from /dev/null.
-CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                         StdoutTo stdout_to = StdoutTo::kCapture);
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);

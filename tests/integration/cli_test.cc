@@ -1,6 +1,10 @@
 // Black-box tests of the `parley` binary: commands, exit codes, error lines, outputs.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <set>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "integration/cli_support.h"
@@ -201,6 +205,46 @@ TEST(Cli, ResumeOfADifferentExperimentIsRefused) {
   const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--set", "dataset.limit=3"}, dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("different experiment"), std::string::npos) << r.err;
+}
+
+// A command's output that cannot be written is a failure (exit 1, saying why), never exit 0
+// with a truncated table; a reader that went away is not worth a message, whether SIGPIPE
+// kills parley or is ignored and the write fails with EPIPE.
+TEST(Cli, FailedOutputWritesAreErrorsAndABrokenPipeIsQuiet) {
+  const auto dir = scratch_dir("output-fails");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=2"}, dir).exit_code, 0);
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", "out"}, {"report", "out", "--json"}, {"compare", "out"}, {"protocols"}};
+  for (const auto& command : commands) {
+    const std::string name = command[0] + (command.size() > 2 ? " " + command[2] : "");
+    const auto full = run_parley(command, dir, StdoutTo::kFullDisk);
+    EXPECT_EQ(full.exit_code, 1) << name;
+    EXPECT_EQ(full.err, "parley: cannot write the output: No space left on device\n") << name;
+    for (auto to : {StdoutTo::kClosedPipe, StdoutTo::kClosedPipeSigpipeIgnored}) {
+      const auto broken = run_parley(command, dir, to);
+      EXPECT_EQ(broken.exit_code, 128 + SIGPIPE) << name;
+      EXPECT_EQ(broken.err, "") << name;
+    }
+  }
+  // A run whose table cannot be printed has still stored everything; it says so by its exit code.
+  const auto run = run_parley({"run", "exp.yaml", "--out", "again", "--set", "dataset.limit=2"}, dir, StdoutTo::kFullDisk);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_TRUE(std::filesystem::exists(dir / "again/summary.json"));
+}
+
+// An export that cannot be written (here summary.json is a directory) is a clear failure, exit 1.
+TEST(Cli, AnExportThatCannotBeWrittenIsAFailure) {
+  const auto dir = scratch_dir("export-fails");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=1"}, dir).exit_code, 0);
+  std::filesystem::remove(dir / "out/summary.json");
+  std::filesystem::create_directories(dir / "out/summary.json/occupied");
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=1", "--resume"}, dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("out/summary.json: cannot write: Is a directory"), std::string::npos) << r.err;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "out"))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path() << " left behind";
 }
 
 TEST(Cli, ReportOfMissingRunIsAnError) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace parley {
@@ -29,7 +30,11 @@ struct Task {
   std::optional<double> tolerance;
 };
 
-// "A", "B", ... for option index 0, 1, ...
+// "A", "B", ... "Z", then "AA", "AB", ... for option index 0, 1, ... 25, 26, 27, ...
 std::string option_letter(std::size_t index);
+
+// The option index a label names: the inverse of option_letter for upper-case labels ("AA" is
+// 26); nullopt for anything else (empty, lower case, not letters).
+std::optional<std::size_t> option_index(std::string_view label);
 
 }  // namespace parley

@@ -111,5 +111,39 @@ TEST(ParseChoice, LastLetterLineWins) {
   EXPECT_EQ(choice("(A)\nHmm, reconsidering.\n(C)\nConfidence: 55%"), "C");
 }
 
+// A task with more than 26 options labels them A..Z, AA, AB, ... (option_letter); a reply
+// names the later ones as models write them. Two-letter labels are capitals only, and only
+// when the task has that many options.
+std::vector<std::string> thirty_options() {
+  std::vector<std::string> options;
+  for (int i = 0; i < 30; ++i) options.push_back("choice number " + std::to_string(i));
+  return options;
+}
+
+TEST(ParseChoice, LabelsBeyondZ) {
+  const auto options = thirty_options();
+  EXPECT_EQ(parse_choice("Answer: AA", options), "AA");
+  EXPECT_EQ(parse_choice("The answer is (AB).", options), "AB");
+  EXPECT_EQ(parse_choice("**Answer:** AD\nConfidence: 80%", options), "AD");
+  EXPECT_EQ(parse_choice("I weighed several.\nAC", options), "AC");
+  EXPECT_EQ(parse_choice("Having compared them all, I'll go with option AB.", options), "AB");
+  EXPECT_EQ(choice("Having compared them all, I'll go with option B."), "B");
+  EXPECT_EQ(parse_choice("Answer: [AC]", options), "AC");
+  EXPECT_EQ(parse_choice("Answer: choice number 27", options), "AB");  // by the option's text
+  EXPECT_EQ(parse_choice("Answer: Z", options), "Z");
+  EXPECT_EQ(parse_choice("Answer: b", options), "B");
+  // Beyond the 30 options (AE is the 31st): unusable, as "E" is with four.
+  EXPECT_EQ(parse_choice("Answer: AE", options), std::nullopt);
+  EXPECT_EQ(parse_choice("Answer: (ZZ)", options), std::nullopt);
+  // Lower case or glued to other letters is a word, not a label.
+  EXPECT_EQ(parse_choice("Answer: aa", options), std::nullopt);
+  EXPECT_EQ(parse_choice("Answer: AAB", options), std::nullopt);
+  // "A or AB" hedges between two labels: no single answer.
+  EXPECT_EQ(parse_choice("Answer: AA or AB", options), std::nullopt);
+  // With four options "AA" is no label at all.
+  EXPECT_EQ(choice("Answer: AA"), std::nullopt);
+  EXPECT_EQ(choice("AB"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace parley

@@ -33,31 +33,41 @@ std::string_view strip_lead(std::string_view s, bool& named) {
 }
 
 struct LetterForm {
-  char letter;
-  std::size_t length;  // bytes of "(B)", "B)", "B." or "B"
+  std::string_view label;  // "B", or "AB" when a task has more than 26 options
+  std::size_t length;      // bytes of "(B)", "B)", "B." or "B"
 };
 
-// A letter at the start of `s` that reads as an option label, not as a word: "A farmer",
+// Letters of an option label starting at s[i]: one letter, or with `wide` (more than 26
+// options) two capitals standing alone ("AA", "AD"). 0 when there is no label there.
+std::size_t label_letters(std::string_view s, std::size_t i, bool wide) {
+  if (wide && is_upper(at(s, i)) && is_upper(at(s, i + 1)) && !is_alnum(at(s, i + 2))) return 2;
+  return is_alpha(at(s, i)) ? 1 : 0;
+}
+
+// A label at the start of `s` that reads as an option label, not as a word: "A farmer",
 // "I think", "I'm", "U.S." and "B12" are words. `named` lifts the article/pronoun rule.
-std::optional<LetterForm> leading_letter_form(std::string_view s, bool named) {
+std::optional<LetterForm> leading_letter_form(std::string_view s, bool named, bool wide) {
   const char first = at(s, 0);
-  if ((first == '(' || first == '[') && is_alpha(at(s, 1)) && (at(s, 2) == ')' || at(s, 2) == ']')) {
-    return LetterForm{s[1], 3};
+  if (first == '(' || first == '[') {
+    const std::size_t n = label_letters(s, 1, wide);
+    if (n > 0 && (at(s, 1 + n) == ')' || at(s, 1 + n) == ']')) return LetterForm{s.substr(1, n), n + 2};
   }
-  const char next = at(s, 1);
-  if (!is_alpha(first) || is_alnum(next)) return std::nullopt;
-  if ((next == '\'' || next == '.' || next == '-') && is_alpha(at(s, 2))) return std::nullopt;
-  if (!named && (to_upper(first) == 'A' || to_upper(first) == 'I')) {
+  const std::size_t n = label_letters(s, 0, wide);
+  if (n == 0) return std::nullopt;
+  const char next = at(s, n);
+  if (is_alnum(next)) return std::nullopt;
+  if ((next == '\'' || next == '.' || next == '-') && is_alpha(at(s, n + 1))) return std::nullopt;
+  if (n == 1 && !named && (to_upper(first) == 'A' || to_upper(first) == 'I')) {
     std::size_t k = 1;
     while (is_space(at(s, k))) ++k;
     if (k > 1 && is_alpha(at(s, k))) return std::nullopt;
   }
   const bool closed = next == ')' || next == ']' || next == '.' || next == ':';
-  return LetterForm{first, closed ? 2u : 1u};
+  return LetterForm{s.substr(0, n), closed ? n + 1 : n};
 }
 
 // "B or C", "B/C": a hedge between letters, no single answer.
-bool hedges_to_another_letter(std::string_view rest) {
+bool hedges_to_another_letter(std::string_view rest, bool wide) {
   std::size_t j = 0;
   while (is_space(at(rest, j)) || at(rest, j) == ',') ++j;
   if (word_at(rest, j, "or")) {
@@ -70,21 +80,23 @@ bool hedges_to_another_letter(std::string_view rest) {
     return false;
   }
   while (is_space(at(rest, j))) ++j;
-  return leading_letter_form(rest.substr(std::min(j, rest.size())), false).has_value();
+  return leading_letter_form(rest.substr(std::min(j, rest.size())), false, wide).has_value();
 }
 
 }  // namespace
 
-OptionMatcher::OptionMatcher(const std::vector<std::string>& options) {
+OptionMatcher::OptionMatcher(const std::vector<std::string>& options) : wide_(options.size() > 26) {
   normalized_options_.reserve(options.size());
   for (const auto& option : options) normalized_options_.push_back(normalize_text(option));
 }
 
-OptionPick OptionMatcher::letter(char c) const {
-  if (!is_alpha(c)) return OptionPick::none();
-  const auto index = static_cast<std::size_t>(to_upper(c) - 'A');
-  if (index >= normalized_options_.size()) return {OptionPick::Kind::kInvalid, 0};
-  return {OptionPick::Kind::kOption, index};
+OptionPick OptionMatcher::letter(std::string_view label) const {
+  // One letter in either case ("b"); two-letter labels only as capitals.
+  const std::string single(1, to_upper(at(label, 0)));
+  const auto index = option_index(label.size() == 1 ? std::string_view(single) : label);
+  if (!index) return OptionPick::none();
+  if (*index >= normalized_options_.size()) return {OptionPick::Kind::kInvalid, 0};
+  return {OptionPick::Kind::kOption, *index};
 }
 
 std::vector<OptionMatcher::Mention> OptionMatcher::option_mentions(const std::string& normalized) const {
@@ -119,9 +131,11 @@ OptionPick OptionMatcher::scan_letters(std::string_view s) const {
   };
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
-    if ((c == '(' || c == '[') && is_alpha(at(s, i + 1)) && (at(s, i + 2) == ')' || at(s, i + 2) == ']')) {
-      note(letter(s[i + 1]), true);
-      i += 2;
+    if (c == '(' || c == '[') {
+      if (auto form = leading_letter_form(s.substr(i), true, wide_); form && form->length > form->label.size() + 1) {
+        note(letter(form->label), true);  // "(B)", "[AB]"
+        i += form->length - 1;
+      }
       continue;
     }
     if (!is_alpha(c) || (i > 0 && (is_alnum(s[i - 1]) || s[i - 1] == '\'' || s[i - 1] == '.' || s[i - 1] == '\\'))) {
@@ -132,16 +146,19 @@ OptionPick OptionMatcher::scan_letters(std::string_view s) const {
       if (!word_at(s, i, word)) continue;
       std::size_t j = i + word.size();
       while (is_space(at(s, j))) ++j;
-      if (is_alpha(at(s, j)) && !is_alnum(at(s, j + 1))) {
-        note(letter(s[j]), true);
-        i = j;
+      if (const std::size_t n = label_letters(s, j, wide_); n > 0 && !is_alnum(at(s, j + n))) {
+        note(letter(s.substr(j, n)), true);
+        i = j + n - 1;
         named = true;
       }
       break;
     }
     if (named || !is_upper(c)) continue;
     // A standalone capital that reads as a label; out-of-range ones are noise here ("see X").
-    if (auto form = leading_letter_form(s.substr(i), false); form && form->letter == c) note(letter(c), false);
+    if (auto form = leading_letter_form(s.substr(i), false, wide_)) {
+      note(letter(form->label), false);
+      i += form->label.size() - 1;
+    }
   }
   if (several) return OptionPick::none();
   if (found) return {OptionPick::Kind::kOption, *found};
@@ -151,9 +168,9 @@ OptionPick OptionMatcher::scan_letters(std::string_view s) const {
 OptionPick OptionMatcher::read_payload(std::string_view payload) const {
   bool named = false;
   const std::string_view s = strip_lead(payload, named);
-  if (auto form = leading_letter_form(s, named)) {
-    if (hedges_to_another_letter(s.substr(form->length))) return OptionPick::none();
-    return letter(form->letter);
+  if (auto form = leading_letter_form(s, named, wide_)) {
+    if (hedges_to_another_letter(s.substr(form->length), wide_)) return OptionPick::none();
+    return letter(form->label);
   }
   const auto mentions = option_mentions(normalize_text(payload));
   if (!mentions.empty()) {
@@ -181,15 +198,15 @@ OptionPick OptionMatcher::read_letter_line(std::string_view line) const {
       break;
     }
   }
-  const auto form = leading_letter_form(s, true);
+  const auto form = leading_letter_form(s, true, wide_);
   if (!form || form->length != s.size()) return OptionPick::none();
-  return letter(form->letter);
+  return letter(form->label);
 }
 
 OptionPick OptionMatcher::read_option_text_line(std::string_view line) const {
   // "B. Jupiter" is how options are listed; a reply that only restates them has not answered.
   const std::string_view s = trim_markup(line);
-  if (auto form = leading_letter_form(s, true); form && form->length > 1) {
+  if (auto form = leading_letter_form(s, true, wide_); form && form->length > form->label.size()) {
     return OptionPick::none();
   }
   const auto mentions = option_mentions(normalize_text(line));
@@ -217,8 +234,8 @@ std::optional<std::size_t> OptionMatcher::read_label(std::string_view label) con
   // "A. Mars": a letter followed by that same option's text.
   bool named = false;
   const std::string_view rest = strip_lead(s, named);
-  if (auto form = leading_letter_form(rest, true)) {
-    const OptionPick pick = letter(form->letter);
+  if (auto form = leading_letter_form(rest, true, wide_)) {
+    const OptionPick pick = letter(form->label);
     if (pick.kind == OptionPick::Kind::kOption &&
         normalize_text(rest.substr(form->length)) == normalized_options_[pick.index]) {
       return pick.index;

@@ -1,6 +1,7 @@
 #pragma once
 // OptionMatcher: recognises which option of a choice task a piece of text names, by letter
-// ("B", "(B)", "Option B") or by the option's own text. parse_choice uses it on answer
+// ("B", "(B)", "Option B"; "AA" and beyond when there are more than 26 options) or by the
+// option's own text. parse_choice uses it on answer
 // statements and lines; parse_answer uses it to canonicalise belief labels. Internal to
 // src/answer. Built per call (it normalises the option texts once); read-only afterwards.
 
@@ -48,11 +49,12 @@ class OptionMatcher {
     std::size_t begin;  // in the normalised text
     std::size_t length;
   };
-  OptionPick letter(char c) const;
+  OptionPick letter(std::string_view label) const;
   std::vector<Mention> option_mentions(const std::string& normalized) const;
   OptionPick scan_letters(std::string_view s) const;
 
   std::vector<std::string> normalized_options_;
+  bool wide_;  // more than 26 options: two-capital labels ("AA") are labels too
 };
 
 }  // namespace parley::answer_scan

@@ -24,4 +24,15 @@ std::string option_letter(std::size_t index) {
   return out;
 }
 
+std::optional<std::size_t> option_index(std::string_view label) {
+  // Bijective base 26: A = 1 ... Z = 26, AA = 27, ...; bounded so that it cannot overflow.
+  if (label.empty() || label.size() > 8) return std::nullopt;
+  std::size_t n = 0;
+  for (char c : label) {
+    if (c < 'A' || c > 'Z') return std::nullopt;
+    n = n * 26 + static_cast<std::size_t>(c - 'A' + 1);
+  }
+  return n - 1;
+}
+
 }  // namespace parley

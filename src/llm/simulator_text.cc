@@ -209,9 +209,9 @@ void write_ending(Writer& writer, const Task& task, const Decision& decision) {
   Writer::Slots slots;
   slots.x = decision.answer;
   if (task.answer_type == AnswerType::kChoice && !decision.answer.empty()) {
-    const int index = decision.answer[0] - 'A';
-    if (decision.answer.size() == 1 && index >= 0 && static_cast<std::size_t>(index) < task.options.size()) {
-      std::string_view option = task.options[static_cast<std::size_t>(index)];
+    const auto index = option_index(decision.answer);
+    if (index && *index < task.options.size()) {
+      std::string_view option = task.options[*index];
       if (option.size() > 80) option = option.substr(0, 80);
       slots.y = option;
       writer.sentence("Option {x} (\"{y}\") fits best.", slots);
@@ -261,9 +261,9 @@ constexpr Bank kCritiqueDismiss = {"Still, the argument for {y} is clearly weake
 
 // "B (Jupiter)" for a choice, the answer itself otherwise.
 std::string answer_phrase(const Task& task, const std::string& answer) {
-  if (task.answer_type == AnswerType::kChoice && answer.size() == 1) {
-    const auto index = static_cast<std::size_t>(answer[0] - 'A');
-    if (index < task.options.size()) return answer + " (" + task.options[index].substr(0, 60) + ")";
+  if (task.answer_type == AnswerType::kChoice) {
+    const auto index = option_index(answer);
+    if (index && *index < task.options.size()) return answer + " (" + task.options[*index].substr(0, 60) + ")";
   }
   return answer;
 }

@@ -247,6 +247,36 @@ TEST(Cli, AnExportThatCannotBeWrittenIsAFailure) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path() << " left behind";
 }
 
+// A task with 30 options has golds "AA".."AD"; the simulator's replies name them and every
+// reply parses (before option labels went past Z, "Answer: AA" was never read).
+TEST(Cli, TasksWithMoreThan26OptionsParseTwoLetterLabels) {
+  const auto dir = scratch_dir("wide-options");
+  std::string rows;
+  for (int t = 0; t < 4; ++t) {
+    nlohmann::json row = {{"id", t}, {"question", "Which code is right for case " + std::to_string(t) + "?"},
+                          {"answer", std::string("A") + "ABCD"[t]}};
+    for (int i = 0; i < 30; ++i) row["options"].push_back("code " + std::to_string(i));
+    rows += row.dump() + "\n";
+  }
+  write_file(dir / "wide.jsonl", rows);
+  write_file(dir / "exp.yaml", small_experiment(dir / "wide.jsonl"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int two_letter_answers = 0;
+  std::istringstream lines(read_file(dir / "out/transcripts.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto transcript = nlohmann::json::parse(line);
+    for (const auto& m : transcript["messages"]) {
+      ASSERT_FALSE(m["answer"].is_null()) << m["text"];
+      two_letter_answers += m["answer"].get<std::string>().size() == 2;
+    }
+  }
+  EXPECT_GT(two_letter_answers, 0);
+  const auto summary = nlohmann::json::parse(read_file(dir / "out/summary.json"));
+  for (const auto& p : summary["protocols"])
+    EXPECT_EQ(p["unparsed_rate"].get<double>(), 0.0) << p["name"];
+}
+
 TEST(Cli, ReportOfMissingRunIsAnError) {
   const auto r = run_parley({"report", "nowhere"}, scratch_dir("report-missing"));
   EXPECT_EQ(r.exit_code, 2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long fuzzing runs with libFuzzer: builds the fuzz targets with clang (ASan + UBSan) into
+# Long fuzzing runs with libFuzzer: builds the fuzz targets with clang and ASan into
 # build-fuzz/ and runs each for SECONDS (default 600), one after another, starting from the
 # corpus in fuzz/corpus/<target> and keeping what libFuzzer finds in build-fuzz/corpus/<target>.
 # A crash leaves its input in build-fuzz/crash-*; reproduce it with

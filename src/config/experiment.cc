@@ -307,7 +307,7 @@ std::string ExperimentConfig::fingerprint() const {
   for (const auto& p : protocols) {
     nlohmann::json params;
     for (const auto& [key, value] : p.params.values()) {
-      std::visit([&](const auto& v) { params[key] = v; }, value);
+      std::visit([&params, &name = key](const auto& v) { params[name] = v; }, value);  // clang 14: no capture of a binding
     }
     j["protocols"].push_back({p.name, p.label, p.agents, params, p.judges, p.judging.reasks,
                               p.judging.mask_identities, judge_scale_name(p.judging.scale),

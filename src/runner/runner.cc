@@ -190,6 +190,12 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
                          make_agents(config, p.judges, *backends), make_embedder(config, p, *backends)});
   }
 
+  if (options.retry_failed) {
+    auto removed = store.remove_failed();
+    if (!removed) return removed.error();
+    outcome.failed_removed = *removed;
+  }
+
   // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.
   const std::set<UnitKey> finished = store.finished();
   std::vector<Unit> units;

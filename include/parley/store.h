@@ -42,7 +42,7 @@ class Store {
   virtual Result<Ok> flush() = 0;
 
   virtual std::set<UnitKey> finished() = 0;
-  // Deletes the stored debates whose status is failed (after flushing), so that they are no
+  // Deletes the stored debates whose status is failed (put() ones too), so that they are no
   // longer finished and a resume runs them again; returns how many were deleted.
   virtual Result<std::int64_t> remove_failed() = 0;
   // Every stored transcript, ordered by (protocol, task_id, seed).

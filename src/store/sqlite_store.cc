@@ -162,7 +162,6 @@ class SqliteStore final : public Store {
   }
 
   Result<std::int64_t> remove_failed() override {
-    if (auto ok = flush(); !ok) return ok.error();
     Statement s(db_, "DELETE FROM debates WHERE status = ?1");
     if (!s) return failure("prepare");
     s.bind(1, std::string_view(debate_status_name(DebateStatus::kFailed)));

@@ -54,6 +54,13 @@ struct ProtocolConfig {
   std::string embedding_model;      // `embeddings:`, a ModelConfig name ("" = none)
 };
 
+// A file an experiment reads. A resume checks its content (a hash of the bytes), so a run
+// directory never holds results of two versions of it.
+struct InputFile {
+  std::string what;  // for messages: "the dataset", "the trigger_model file of protocol 'imad'", ...
+  std::filesystem::path path;
+};
+
 // Options of the per-debate metrics (docs/protocols.md, "Uncertainty metrics").
 struct MetricsConfig {
   double u_intra_lambda = 0.5;  // λ of UDPO's U_intra = λF + (1 − λ)M, in [0, 1]
@@ -74,9 +81,12 @@ struct ExperimentConfig {
 
   const ModelConfig* model(const std::string& name) const;
   const AgentConfig* agent(const std::string& name) const;
-  // Hash of everything that changes results (not concurrency), to refuse resuming a run
-  // whose experiment changed.
+  // Hash of every setting that changes results (not concurrency), to refuse resuming a run
+  // whose experiment changed. Files enter by path here; their contents by input_files().
   std::string fingerprint() const;
+  // Every file the experiment reads (dataset, simulator parameters, protocols' file
+  // parameters): models', then the dataset, then protocols' in their order.
+  std::vector<InputFile> input_files() const;
 };
 
 // `overrides` are "key.path=value" strings; the value is read as YAML.

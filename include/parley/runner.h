@@ -29,6 +29,8 @@ struct RunProgress {
 struct RunOptions {
   std::filesystem::path out_dir;
   bool resume = false;
+  // With resume: delete the stored debates that failed first, so they are run again.
+  bool retry_failed = false;
   std::optional<std::filesystem::path> cache_dir;
   // Called on the loop thread after each finished debate.
   std::function<void(const RunProgress&)> on_progress;
@@ -38,6 +40,7 @@ struct RunOutcome {
   Summary summary;
   RunProgress progress;
   bool interrupted = false;
+  std::int64_t failed_removed = 0;  // failed debates deleted from the store to run again (retry_failed)
   std::vector<DatasetIssue> dataset_issues;
   // Set when the run started but could not finish writing (store or export I/O). Debates
   // already committed stay in the store; --resume continues from them.

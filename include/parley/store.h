@@ -42,6 +42,9 @@ class Store {
   virtual Result<Ok> flush() = 0;
 
   virtual std::set<UnitKey> finished() = 0;
+  // Deletes the stored debates whose status is failed (put() ones too), so that they are no
+  // longer finished and a resume runs them again; returns how many were deleted.
+  virtual Result<std::int64_t> remove_failed() = 0;
   // Every stored transcript, ordered by (protocol, task_id, seed).
   virtual Result<std::vector<Transcript>> load_all() = 0;
   virtual std::int64_t count() = 0;

@@ -49,6 +49,7 @@ struct RunArgs {
   std::string out;
   std::vector<std::string> overrides;
   bool resume = false;
+  bool retry_failed = false;
   std::string cache;
   bool quiet = false;
 };
@@ -62,6 +63,7 @@ int command_run(const RunArgs& args) {
   RunOptions options;
   options.out_dir = args.out.empty() ? default_out_dir(config->name) : args.out;
   options.resume = args.resume;
+  options.retry_failed = args.retry_failed;
   if (!args.cache.empty()) options.cache_dir = args.cache;
   ProgressBar bar(!args.quiet);
   options.on_progress = [&bar](const RunProgress& p) { bar.update(p); };
@@ -89,15 +91,19 @@ int command_run(const RunArgs& args) {
   const auto exit_code = [&] {
     if (outcome->interrupted) return kExitInterrupted;
     if (failed > 0) {
-      fmt::print(stderr, "parley: {} of {} debates failed (status failed; each transcript gives its reason)\n",
-                 failed, debates);
+      fmt::print(stderr,
+                 "parley: {} of {} debates failed (status failed; each transcript gives its reason); once the cause "
+                 "is fixed, run them again with: parley run {} --out {} --resume --retry-failed\n",
+                 failed, debates, args.experiment, options.out_dir.string());
       return kExitDebatesFailed;
     }
     return 0;
   };
   if (args.quiet) return exit_code();
   print_out("{}", render_table(outcome->summary));
-  print_out("\n{} debates run, {} resumed from the store; outputs in {}\n", outcome->progress.done,
+  const std::string again =
+      args.retry_failed ? fmt::format(" ({} failed ones again)", outcome->failed_removed) : std::string();
+  print_out("\n{} debates run{}, {} resumed from the store; outputs in {}\n", outcome->progress.done, again,
              outcome->progress.skipped, options.out_dir.string());
   if (outcome->interrupted) {
     fmt::print(stderr, "parley: interrupted; continue with: parley run {} --out {} --resume\n", args.experiment,
@@ -238,7 +244,10 @@ int main_impl(int argc, char** argv) {
   run->add_option("--out", run_args.out, "Output directory (default: runs/<name>-<timestamp>)");
   run->add_option("--set", run_args.overrides, "Override a key of the experiment file, e.g. --set dataset.limit=10")
       ->take_all();
-  run->add_flag("--resume", run_args.resume, "Continue the run in --out, skipping finished debates");
+  auto* resume_flag = run->add_flag("--resume", run_args.resume, "Continue the run in --out, skipping finished debates");
+  run->add_flag("--retry-failed", run_args.retry_failed,
+                "With --resume: run the debates that failed (status failed) again; the others are kept")
+      ->needs(resume_flag);
   run->add_option("--cache", run_args.cache, "Record/replay cache directory for LLM responses");
   run->add_flag("--quiet", run_args.quiet, "No progress bar and no table (outputs are still written)");
 

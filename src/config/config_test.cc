@@ -219,6 +219,25 @@ TEST_F(ConfigTest, FingerprintIgnoresConcurrencyButNotProtocols) {
   EXPECT_NE(a, load_experiment(path, {"seeds=[9]"})->fingerprint());
 }
 
+TEST_F(ConfigTest, InputFilesAreEveryFileTheExperimentReads) {
+  std::filesystem::copy_file(std::filesystem::path(PARLEY_SOURCE_DIR) / "examples/imad-trigger.json",
+                             dir_ / "trigger.json");
+  auto c = load_experiment(write(
+      "models:\n  - {name: sim, backend: simulator, params: own.json}\n  - {name: plain, backend: simulator}\n"
+      "agents:\n  - {name: a1, model: sim}\n  - {name: a2, model: plain}\n"
+      "dataset: {path: tasks.jsonl}\n"
+      "protocols:\n  - {name: single}\n  - {name: imad, label: gated, trigger_model: trigger.json}\n"
+      "  - {name: imad, trigger_model: trigger.json}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const InputFile& file : c->input_files()) files.emplace_back(file.what, file.path.string());
+  EXPECT_EQ(files, (std::vector<std::pair<std::string, std::string>>{
+                       {"the simulator parameters of model 'sim'", "own.json"},
+                       {"the dataset", (dir_ / "tasks.jsonl").string()},
+                       {"the trigger_model file of protocol 'gated'", (dir_ / "trigger.json").string()},
+                       {"the trigger_model file of protocol 'imad'", (dir_ / "trigger.json").string()}}));
+}
+
 TEST_F(ConfigTest, MetricsLambdaIsReadCheckedAndFingerprinted) {
   auto c = load_experiment(write(valid("  - {name: debate}\n", "metrics: {u_intra_lambda: 0.25}\n")));
   ASSERT_TRUE(c.ok()) << c.error().message;

@@ -325,6 +325,23 @@ std::string ExperimentConfig::fingerprint() const {
   return hash_hex128(j.dump());
 }
 
+std::vector<InputFile> ExperimentConfig::input_files() const {
+  std::vector<InputFile> files;
+  for (const auto& m : models) {
+    if (!m.simulator_params.empty()) {
+      files.push_back({fmt::format("the simulator parameters of model '{}'", m.name), m.simulator_params});
+    }
+  }
+  files.push_back({"the dataset", dataset.path});
+  for (const auto& p : protocols) {
+    for (const ParamSpec& spec : find_protocol(p.name)->params) {
+      if (spec.kind != ParamKind::kPath || p.params.text(spec.name).empty()) continue;  // "": not given
+      files.push_back({fmt::format("the {} file of protocol '{}'", spec.name, p.label), p.params.text(spec.name)});
+    }
+  }
+  return files;
+}
+
 Result<ExperimentConfig> load_experiment(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
   const Result<std::string> text = read_input_file(path);
   if (!text) return Error{fmt::format("{}: {}", path.string(), text.error().message)};

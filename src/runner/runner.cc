@@ -6,7 +6,10 @@
 #include <atomic>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "core/files.h"
+#include "core/hash.h"
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
@@ -88,6 +91,56 @@ std::vector<std::string> protocol_order(const std::string& meta_value) {
   return order;
 }
 
+// The content hash of each input file, keyed by what it is: the store's `input_files` row.
+Result<nlohmann::json> hash_input_files(const std::vector<InputFile>& files) {
+  nlohmann::json hashes = nlohmann::json::object();
+  for (const InputFile& file : files) {
+    Result<std::string> bytes = read_input_file(file.path);
+    if (!bytes) return Error{fmt::format("{} ({}): {}", file.what, file.path.string(), bytes.error().message)};
+    hashes[file.what] = hash_hex128(*bytes);
+  }
+  return hashes;
+}
+
+// Whether this experiment may write into `store`: never next to debates of another experiment
+// (settings or input file contents changed), nor next to debates whose experiment the store
+// does not record — so deleting metadata cannot make a resume accept anything.
+Result<Ok> check_store_matches(Store& store, const std::string& fingerprint, const std::vector<InputFile>& files,
+                               const nlohmann::json& hashes, const RunOptions& options) {
+  const std::string dir = options.out_dir.string();
+  const auto stored = store.meta("fingerprint");
+  const std::int64_t debates = store.count();
+  if (!stored && debates == 0) return Ok{};  // a new store
+  if (!stored) {
+    return Error{fmt::format("{} holds {} debates but no record of the experiment that ran them (its metadata "
+                             "was removed or damaged); it cannot be continued: choose another --out",
+                             dir, debates)};
+  }
+  if (!options.resume) {
+    return Error{fmt::format("{} already holds a run; pass --resume to continue it, or choose another --out", dir)};
+  }
+  if (*stored != fingerprint) {
+    return Error{fmt::format("{} holds a run of a different experiment (models, agents, dataset, protocols, "
+                             "seeds or budget changed); it cannot be resumed with this one",
+                             dir)};
+  }
+  const auto stored_hashes = nlohmann::json::parse(store.meta("input_files").value_or(""), nullptr, false);
+  for (const InputFile& file : files) {
+    const auto at = stored_hashes.is_object() ? stored_hashes.find(file.what) : stored_hashes.end();
+    if (at == stored_hashes.end() || !at->is_string()) {
+      return Error{fmt::format("{} does not record the content of {} (it was written by an older parley, or its "
+                               "metadata was damaged), so it cannot be resumed safely: choose another --out",
+                               dir, file.what)};
+    }
+    if (*at != hashes.at(file.what)) {
+      return Error{fmt::format("{} ({}) changed since the run in {} began; resuming would mix results of both "
+                               "versions: restore it, or choose another --out",
+                               file.what, file.path.string(), dir)};
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 void request_stop() { g_stop.store(true); }
@@ -103,6 +156,9 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   EventLoop loop;
   auto backends = make_backends(loop, config, options.cache_dir);
   if (!backends) return backends.error();
+  const std::vector<InputFile> inputs = config.input_files();
+  auto input_hashes = hash_input_files(inputs);
+  if (!input_hashes) return input_hashes.error();
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -112,21 +168,12 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   Store& store = **opened;
 
   const std::string fingerprint = config.fingerprint();
-  if (auto stored = store.meta("fingerprint")) {
-    if (!options.resume) {
-      return Error{fmt::format("{} already holds a run; pass --resume to continue it, or choose another --out",
-                               options.out_dir.string())};
-    }
-    if (*stored != fingerprint) {
-      return Error{fmt::format("{} holds a run of a different experiment (models, agents, dataset, protocols, "
-                               "seeds or budget changed); it cannot be resumed with this one",
-                               options.out_dir.string())};
-    }
-  }
+  if (auto ok = check_store_matches(store, fingerprint, inputs, *input_hashes, options); !ok) return ok.error();
 
   std::string order;
   for (const auto& p : config.protocols) order += (order.empty() ? "" : "\n") + p.label;
-  for (auto [key, value] : {std::pair{"fingerprint", fingerprint}, {"protocol_order", order},
+  for (auto [key, value] : {std::pair{"fingerprint", fingerprint}, {"input_files", input_hashes->dump()},
+                            {"protocol_order", order},
                             {"simulated", backends->simulated ? "1" : "0"}, {"parley_version", PARLEY_VERSION},
                             {"experiment", config.name}}) {
     if (auto ok = store.set_meta(key, value); !ok) return ok.error();
@@ -136,6 +183,12 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   for (const auto& p : config.protocols) {
     protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends),
                          make_agents(config, p.judges, *backends), make_embedder(config, p, *backends)});
+  }
+
+  if (options.retry_failed) {
+    auto removed = store.remove_failed();
+    if (!removed) return removed.error();
+    outcome.failed_removed = *removed;
   }
 
   // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.

@@ -161,6 +161,14 @@ class SqliteStore final : public Store {
     return units;
   }
 
+  Result<std::int64_t> remove_failed() override {
+    Statement s(db_, "DELETE FROM debates WHERE status = ?1");
+    if (!s) return failure("prepare");
+    s.bind(1, std::string_view(debate_status_name(DebateStatus::kFailed)));
+    if (s.step() != SQLITE_DONE) return failure("delete failed debates");
+    return std::int64_t{sqlite3_changes(db_)};
+  }
+
   Result<std::vector<Transcript>> load_all() override {
     Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
     if (!s) return failure("prepare");

@@ -73,6 +73,27 @@ TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   EXPECT_EQ((*all)[2].messages[0].prompt_tokens, 10);
 }
 
+TEST_F(StoreTest, RemoveFailedDeletesOnlyFailedDebatesIncludingUnflushedOnes) {
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  auto with_status = [](Transcript t, DebateStatus status) {
+    t.status = status;
+    return t;
+  };
+  ASSERT_TRUE((*store)->put(with_status(unit("q1", "single", 1), DebateStatus::kFailed)));
+  ASSERT_TRUE((*store)->put(with_status(unit("q2", "single", 1), DebateStatus::kCompleted)));
+  ASSERT_TRUE((*store)->put(with_status(unit("q3", "single", 1), DebateStatus::kBudget)));
+  ASSERT_TRUE((*store)->put(with_status(unit("q1", "debate", 7), DebateStatus::kFailed)));
+  auto removed = (*store)->remove_failed();  // the puts are still in the open transaction
+  ASSERT_TRUE(removed) << removed.error().message;
+  EXPECT_EQ(*removed, 2);
+  EXPECT_EQ((*store)->finished(), (std::set<UnitKey>{{"q2", "single", 1}, {"q3", "single", 1}}));
+  // A removed unit can be stored again, and nothing is left to remove.
+  ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+  EXPECT_EQ((*store)->remove_failed().value(), 0);
+  EXPECT_EQ((*store)->count(), 3);
+}
+
 TEST_F(StoreTest, DuplicateUnitIsAnError) {
   auto store = Store::open(db());
   ASSERT_TRUE(store);

@@ -2,6 +2,7 @@
 // loopback, through the real HTTP client: injected faults, record/replay, API key hygiene.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -51,6 +52,13 @@ std::vector<Json> read_transcripts(const std::filesystem::path& dir) {
   std::istringstream in(read_file(dir / "transcripts.jsonl"));
   for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line));
   return lines;
+}
+
+// A run's summary.json without the measured latencies, which differ between equal runs.
+Json summary_without_latency(const std::filesystem::path& run_dir) {
+  auto summary = Json::parse(read_file(run_dir / "summary.json"));
+  for (auto& p : summary["protocols"]) p.erase("latency_ms_mean");
+  return summary;
 }
 
 TEST(HttpRun, InjectedFaultsEndEveryDebateCompletedOrFailedNoneLostNoneDuplicated) {
@@ -140,12 +148,7 @@ TEST(HttpRun, CacheReplaysARunWithoutTheServer) {
     return lines;
   };
   EXPECT_EQ(without_timing(read_transcripts(dir / "first")), without_timing(read_transcripts(dir / "second")));
-  auto summary_without_latency = [&](const char* run) {
-    auto summary = Json::parse(read_file(dir / run / "summary.json"));
-    for (auto& p : summary["protocols"]) p.erase("latency_ms_mean");
-    return summary;
-  };
-  EXPECT_EQ(summary_without_latency("first"), summary_without_latency("second"));
+  EXPECT_EQ(summary_without_latency(dir / "first"), summary_without_latency(dir / "second"));
 }
 
 TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
@@ -282,6 +285,53 @@ TEST(HttpRun, UnreachableServerFailsEveryDebateWithAReason) {
     EXPECT_EQ(t["status"], "failed");
     EXPECT_FALSE(t["status_reason"].get<std::string>().empty());
   }
+}
+
+TEST(HttpRun, RetryFailedRunsTheFailedDebatesAgainOnceTheServerIsBack) {
+  std::atomic<bool> down{true};
+  FakeOpenAiServer server([&down](const FakeRequest& request) {
+    if (down.load() && request.body.find(kDoomed) != std::string::npos) return status_reply(500);
+    return answer_reply(request);
+  });
+  const auto dir = scratch_dir("http-retry-failed");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url()));
+  const auto first = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
+  ASSERT_EQ(first.exit_code, 3) << first.err;
+  EXPECT_NE(first.err.find("parley: 6 of 60 debates failed"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("run them again with: parley run exp.yaml --out out --resume --retry-failed"),
+            std::string::npos)
+      << first.err;
+  std::vector<Json> kept;  // the completed debates, which a retry must not touch
+  for (const auto& t : read_transcripts(dir / "out")) {
+    if (t["status"] == "completed") kept.push_back(t);
+    else EXPECT_EQ(t["task_id"], "t4") << t.dump();
+  }
+  ASSERT_EQ(kept.size(), 54u);
+
+  const auto without_resume = run_parley({"run", "exp.yaml", "--out", "out", "--retry-failed"}, dir);
+  EXPECT_EQ(without_resume.exit_code, 2);
+  EXPECT_NE(without_resume.err.find("--retry-failed requires --resume"), std::string::npos) << without_resume.err;
+  // A plain resume counts failed debates as finished.
+  const auto plain = run_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir);
+  EXPECT_EQ(plain.exit_code, 3) << plain.err;
+  EXPECT_NE(plain.out.find("0 debates run, 60 resumed from the store"), std::string::npos) << plain.out;
+
+  down.store(false);
+  const auto retried = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--retry-failed"}, dir);
+  ASSERT_EQ(retried.exit_code, 0) << retried.err;
+  EXPECT_NE(retried.out.find("6 debates run (6 failed ones again), 54 resumed from the store"), std::string::npos)
+      << retried.out;
+  std::vector<Json> completed;
+  for (const auto& t : read_transcripts(dir / "out")) {
+    EXPECT_EQ(t["status"], "completed") << t.dump();
+    if (t["task_id"] != "t4") completed.push_back(t);
+  }
+  EXPECT_EQ(completed, kept);  // in the store's order, both times
+
+  const auto clean = run_parley({"run", "exp.yaml", "--out", "clean", "--quiet"}, dir);
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(summary_without_latency(dir / "out"), summary_without_latency(dir / "clean"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "integration/cli_support.h"
@@ -23,20 +24,41 @@ std::string experiment(int delay_ms = 2, int concurrency = 8) {
          "seeds: [1, 2, 3]\nconcurrency: " + std::to_string(concurrency) + "\n";
 }
 
-std::int64_t stored_debates(const std::filesystem::path& db) {
+// The rows `sql` gives on the store at `db`, one line per row with columns separated by '|';
+// nullopt when the store cannot be read (yet).
+std::optional<std::string> query(const std::filesystem::path& db, const std::string& sql) {
   sqlite3* handle = nullptr;
-  std::int64_t count = -1;
-  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+  std::optional<std::string> rows;
+  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
     sqlite3_busy_timeout(handle, 100);
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(handle, "SELECT COUNT(*) FROM debates", -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW) {
-      count = sqlite3_column_int64(stmt, 0);
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      std::string text;
+      int rc;
+      while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        for (int column = 0; column < sqlite3_column_count(stmt); ++column) {
+          const auto* value = sqlite3_column_text(stmt, column);
+          text += (column > 0 ? "|" : "") + std::string(value ? reinterpret_cast<const char*>(value) : "");
+        }
+        text += "\n";
+      }
+      if (rc == SQLITE_DONE) rows = text;
     }
     sqlite3_finalize(stmt);
   }
   sqlite3_close(handle);
-  return count;
+  return rows;
+}
+
+std::int64_t stored_debates(const std::filesystem::path& db) {
+  const auto count = query(db, "SELECT COUNT(*) FROM debates");
+  return count ? std::stoll(*count) : -1;
+}
+
+// Every stored debate, whole, to see that a refused run left the store as it was.
+std::string stored_rows(const std::filesystem::path& db) {
+  return query(db, "SELECT task_id, protocol, seed, status, transcript FROM debates ORDER BY task_id, protocol, seed")
+      .value_or("(unreadable)");
 }
 
 // Starts `parley run` and sends it `signal` once at least `after` debates are stored; returns
@@ -138,6 +160,103 @@ TEST(Resume, SigintStopsCleanlyAndTheRunResumes) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(stored_debates(dir / "killed/results.sqlite"), 180);
   EXPECT_NE(resumed.out.find("resumed from the store"), std::string::npos);
+}
+
+// An experiment reading three files besides itself: simulator parameters, the dataset and
+// iMAD's trigger model, each a copy in `dir` that a test may edit.
+void write_experiment_with_input_files(const std::filesystem::path& dir) {
+  std::filesystem::copy_file(source_dir() / "data/simulator/params-v1.json", dir / "params.json");
+  std::filesystem::copy_file(source_dir() / "examples/data/mc-sample.jsonl", dir / "tasks.jsonl");
+  std::filesystem::copy_file(source_dir() / "examples/imad-trigger.json", dir / "trigger.json");
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator, params: params.json}\n"
+             "agents:\n  - {name: a1, model: sim}\n  - {name: a2, model: sim}\n"
+             "dataset: {path: tasks.jsonl, limit: 4}\n"
+             "protocols:\n  - {name: single}\n  - {name: imad, agents: [a1, a2], trigger_model: trigger.json}\n"
+             "seeds: [1, 2]\n");
+}
+
+TEST(Resume, AnEditedInputFileIsRefusedUntilRestored) {
+  const auto dir = scratch_dir("resume-inputs");
+  write_experiment_with_input_files(dir);
+  const auto db = dir / "out/results.sqlite";
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir).exit_code, 0);
+  const std::string uninterrupted = read_file(dir / "out/summary.json");
+  // As a kill would: the debates of seed 2 are not stored.
+  ASSERT_TRUE(query(db, "DELETE FROM debates WHERE seed = 2"));
+  ASSERT_EQ(stored_debates(db), 8);  // 4 tasks × 2 protocols
+  const std::string before = stored_rows(db);
+
+  // One byte more in any input file (a trailing newline, harmless to its reader) is refused.
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"params.json", "the simulator parameters of model 'sim' (params.json) changed since the run in out began"},
+      {"tasks.jsonl", "the dataset (tasks.jsonl) changed since the run in out began"},
+      {"trigger.json", "the trigger_model file of protocol 'imad' (trigger.json) changed since the run in out began"}};
+  for (const auto& [file, message] : edits) {
+    const std::string original = read_file(dir / file);
+    write_file(dir / file, original + "\n");
+    const auto refused = run_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir);
+    EXPECT_EQ(refused.exit_code, 2) << file << ": " << refused.err;
+    EXPECT_EQ(refused.err, "parley: " + message + "; resuming would mix results of both versions: restore it, or "
+                           "choose another --out\n");
+    EXPECT_TRUE(stored_rows(db) == before) << file << ": the store changed";
+    write_file(dir / file, original);
+  }
+
+  // Restored, the resume runs the missing debates and ends where the uninterrupted run did.
+  const auto resumed = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--quiet"}, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(stored_debates(db), 16);
+  EXPECT_EQ(read_file(dir / "out/summary.json"), uninterrupted);
+}
+
+TEST(Resume, AStoreWhoseExperimentRecordIsGoneIsNeverContinued) {
+  const auto dir = scratch_dir("resume-meta");
+  write_file(dir / "exp.yaml", experiment(0, 4));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "reference", "--quiet", "--set", "seeds=[1]"}, dir).exit_code, 0);
+  const auto reference = dir / "reference/results.sqlite";
+  const std::string rows = stored_rows(reference);
+  ASSERT_EQ(stored_debates(reference), 60);  // 20 tasks × 3 protocols
+
+  // What each damage makes a run with --resume and a run without it say; both are refused.
+  struct Damage {
+    std::string sql;
+    std::string with_resume;
+    std::string without_resume;
+  };
+  const std::string unrecorded =
+      "out holds 60 debates but no record of the experiment that ran them (its metadata was removed or damaged); "
+      "it cannot be continued: choose another --out";
+  const std::string unhashed =
+      "out does not record the content of the dataset (it was written by an older parley, or its metadata was "
+      "damaged), so it cannot be resumed safely: choose another --out";
+  const std::string occupied = "out already holds a run; pass --resume to continue it, or choose another --out";
+  const std::string unversioned = "store has debates but no schema version (not written by parley, or damaged)";
+  const std::vector<Damage> damages = {
+      {"DELETE FROM meta WHERE key = 'fingerprint'", unrecorded, unrecorded},
+      {"UPDATE meta SET value = '' WHERE key = 'fingerprint'",
+       "out holds a run of a different experiment (models, agents, dataset, protocols, seeds or budget changed); it "
+       "cannot be resumed with this one",
+       occupied},
+      {"DELETE FROM meta WHERE key = 'input_files'", unhashed, occupied},
+      {"UPDATE meta SET value = '{}' WHERE key = 'input_files'", unhashed, occupied},
+      {"UPDATE meta SET value = 'not json' WHERE key = 'input_files'", unhashed, occupied},
+      {"DELETE FROM meta", unversioned, unversioned},
+  };
+  for (const Damage& damage : damages) {
+    std::filesystem::remove_all(dir / "out");
+    std::filesystem::copy(dir / "reference", dir / "out");
+    ASSERT_TRUE(query(dir / "out/results.sqlite", damage.sql)) << damage.sql;
+    for (const bool resume : {true, false}) {
+      std::vector<std::string> args = {"run", "exp.yaml", "--out", "out", "--set", "seeds=[1]"};
+      if (resume) args.push_back("--resume");
+      const auto refused = run_parley(args, dir);
+      EXPECT_EQ(refused.exit_code, 2) << damage.sql << (resume ? " --resume: " : ": ") << refused.err;
+      EXPECT_NE(refused.err.find(resume ? damage.with_resume : damage.without_resume), std::string::npos)
+          << damage.sql << (resume ? " --resume: " : ": ") << refused.err;
+      EXPECT_TRUE(stored_rows(dir / "out/results.sqlite") == rows) << damage.sql << ": the store changed";
+    }
+  }
 }
 
 }  // namespace

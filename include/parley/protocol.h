@@ -133,6 +133,7 @@ struct StructuredReply {
 };
 
 struct DebateSetup {
+  EventLoop* loop = nullptr;                          // required: the loop the debate runs on
   std::shared_ptr<const Task> task;
   std::string protocol_label;
   std::uint64_t seed = 0;
@@ -217,6 +218,10 @@ class Debate {
                               std::int64_t reservation, const std::string& what);
 
   DebateSetup setup_;
+  // Every reply reaches the protocol in the order its call was issued, so nothing the debate
+  // computes (transcript, budget, latest answers, events, later prompts) depends on the order
+  // replies arrive in: a replayed or resumed run repeats the recorded one.
+  IssueOrder issue_order_;
   std::unique_ptr<Rng> rng_;
   Transcript transcript_;
   std::optional<std::int64_t> budget_remaining_;

@@ -160,6 +160,7 @@ TEST(Debate, VisibilityHookRestrictsWhoSeesWhom) {
   ScriptedClient client(loop, [](const ChatRequest&) { return reply("B"); });
   ProtocolParams params;
   DebateSetup setup;
+  setup.loop = &loop;
   setup.task = choice_task();
   setup.protocol_label = "ring";
   setup.params = &params;

@@ -1,13 +1,16 @@
 #include "integration/cli_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace parley::testing {
 
@@ -32,15 +35,16 @@ std::string read_file(const std::filesystem::path& path) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
-CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
-  const auto out_path = cwd / ".stdout";
-  const auto err_path = cwd / ".stderr";
+namespace {
+
+// Starts `parley args...` in `cwd` with stdin from /dev/null, stdout and stderr to files there.
+pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(cwd.c_str()) != 0) ::_exit(127);
     const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = ::open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
@@ -52,12 +56,35 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+}  // namespace
+
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  return run_parley_killed_when(args, cwd, nullptr);
+}
+
+CommandResult run_parley_killed_when(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                     const std::function<bool()>& kill_when) {
+  const pid_t pid = start_parley(args, cwd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  if (!kill_when) {
+    ::waitpid(pid, &status, 0);
+  } else {
+    while (::waitpid(pid, &status, WNOHANG) != pid) {
+      if (kill_when()) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_file(out_path);
-  result.err = read_file(err_path);
+  result.out = read_file(cwd / ".stdout");
+  result.err = read_file(cwd / ".stderr");
   return result;
 }
 

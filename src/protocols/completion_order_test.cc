@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,10 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
             run_once(info, params, *protocol, task_index, seed, setting, Completion::kIssueOrder, 0);
         for (const auto& m : expected.transcript["messages"]) debates_with_reasks += m.contains("repeats");
         budget_stops += expected.transcript["status"] == "budget";
+        if (info.name == "self_consistency") {
+          // Its samples are one prompt asked k times: each sample index is a request of its own.
+          EXPECT_EQ(std::set<std::string>(expected.keys.begin(), expected.keys.end()).size(), expected.keys.size());
+        }
         std::vector<std::pair<Completion, std::uint64_t>> orders = {{Completion::kInline, 0}};
         for (std::uint64_t s = 1; s <= 3; ++s) orders.emplace_back(Completion::kScrambled, s);
         for (const auto& [completion, scramble_seed] : orders) {

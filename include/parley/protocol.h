@@ -5,7 +5,8 @@
 //
 // A protocol is a coroutine over a Debate. Debate::ask() is the only way to call an LLM: it
 // builds the request, enforces the token budget, records the message in the transcript,
-// parses the answer and re-asks once on unparsable output. When a call fails or the budget is
+// parses the answer and re-asks once on unparsable output. Replies reach the protocol in the
+// order its calls were issued, never in the order they complete (see Debate::issue_order_). When a call fails or the budget is
 // spent, ask() ends the debate by throwing DebateHalt, which run_debate() — the one place that
 // catches it — turns into the transcript's status. Protocol code therefore reads like the
 // paper's pseudocode. Everything runs on the EventLoop thread.

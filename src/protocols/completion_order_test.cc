@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,7 +138,7 @@ std::string describe(Completion completion, std::uint64_t scramble_seed) {
 
 TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrderRepliesArriveIn) {
   const std::vector<Setting> settings = {{1, std::nullopt}, {1, 2500}, {2, std::nullopt}};
-  int debates_with_reasks = 0, budget_stops = 0;
+  int reasks = 0, budget_stops = 0;
   for (const ProtocolInfo& info : protocol_registry()) {
     ProtocolParams params;
     for (const auto& spec : info.params) params.set(spec.name, spec.default_value);
@@ -148,7 +149,11 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
         const std::uint64_t seed = 11 + static_cast<std::uint64_t>(task_index);
         const Outcome expected =
             run_once(info, params, *protocol, task_index, seed, setting, Completion::kIssueOrder, 0);
-        for (const auto& m : expected.transcript["messages"]) debates_with_reasks += m.contains("repeats");
+        int position = 0;
+        for (const auto& m : expected.transcript["messages"]) {
+          EXPECT_EQ(m["id"], position++) << info.name << ": a call's id is its place in issue order";
+          reasks += m.contains("repeats");
+        }
         budget_stops += expected.transcript["status"] == "budget";
         if (info.name == "self_consistency") {
           // Its samples are one prompt asked k times: each sample index is a request of its own.
@@ -170,8 +175,16 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
     }
   }
   // The runs did exercise what completion order could change: re-asks and budget stops.
-  EXPECT_GT(debates_with_reasks, 10);
+  EXPECT_GT(reasks, 10);
   EXPECT_GT(budget_stops, 5);
+}
+
+TEST(CompletionOrder, ADebateWithoutItsLoopIsRefused) {
+  ProtocolParams params;
+  DebateSetup setup;
+  setup.task = task(0);
+  setup.params = &params;
+  EXPECT_THROW(Debate{setup}, std::invalid_argument);
 }
 
 }  // namespace

@@ -255,6 +255,20 @@ TEST(Budget, APromptIsReservedAtFourTokensAMessagePlusOneAThirdOfItsBytes) {
   EXPECT_EQ(request.sampling.max_tokens, 32);  // the completion cap lowered to what is left
 }
 
+TEST(Budget, AReplysReportedUsageReplacesItsReservation) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  Debate debate(h.setup("harness", /*budget=*/5000));
+  const std::vector<ChatMessage> question = {ChatMessage{"user", "Which planet is largest?"}};
+  const TurnInfo info;
+  auto body = [&]() -> Async<void> { co_await debate.ask(h.pool[0], question, info); };
+  h.loop.spawn(body());
+  h.loop.run();
+  const MessageRecord& call = debate.transcript().messages.at(0);
+  ASSERT_GT(call.prompt_tokens, 0);
+  ASSERT_GT(call.completion_tokens, 0);
+  EXPECT_EQ(debate.budget_remaining(), 5000 - call.prompt_tokens - call.completion_tokens);
+}
+
 TEST(BestOf, DraftsOfSampleSCarrySampleIndicesSTimesNPlusI) {
   Harness h([](const ChatRequest& r) -> std::string {
     if (r.note.turn.rfind("judge", 0) == 0) return R"({"score": 3})";

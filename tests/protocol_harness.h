@@ -51,6 +51,7 @@ struct Harness {
 
   DebateSetup setup(const std::string& label, std::optional<std::int64_t> budget = std::nullopt, int reask = 1) {
     DebateSetup s;
+    s.loop = &loop;
     s.task = task;
     s.protocol_label = label;
     s.seed = seed;

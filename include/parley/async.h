@@ -13,9 +13,11 @@
 #include <chrono>
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <optional>
 #include <queue>
 #include <utility>
@@ -239,6 +241,61 @@ Async<std::vector<T>> when_all(std::vector<Async<T>> tasks) {
   for (auto& r : state.results) out.push_back(std::move(*r));
   co_return out;
 }
+
+// Hands the results of concurrent operations to their callers in the order the operations
+// were issued, whatever order they complete in: result k is handed over only after results
+// 0..k-1 were and their callers ran on to their next suspension, and always on a later turn of
+// the loop (never inline, not even when the operation completed synchronously, as a cache hit
+// does). Whatever the callers compute is then a function of the results alone, so a debate
+// replays identically. Operations issued on one IssueOrder must all be awaited to the end.
+class IssueOrder {
+ public:
+  explicit IssueOrder(EventLoop& loop) : loop_(loop) {}
+  IssueOrder(const IssueOrder&) = delete;
+  IssueOrder& operator=(const IssueOrder&) = delete;
+
+  // Issues `operation` (starts it) and returns its result (or rethrows its exception) in turn.
+  template <class T>
+  Async<T> run(Async<T> operation) {
+    const std::uint64_t ticket = issued_++;
+    std::optional<T> result;
+    std::exception_ptr failure;
+    try {
+      result.emplace(co_await operation);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    co_await Turn{this, ticket};
+    if (failure) std::rethrow_exception(failure);
+    co_return std::move(*result);
+  }
+
+ private:
+  struct Turn {
+    IssueOrder* order;
+    std::uint64_t ticket;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      order->waiting_.emplace(ticket, h);
+      order->post_next();
+    }
+    void await_resume() const {
+      ++order->handed_;
+      order->post_next();  // runs after this caller has suspended again
+    }
+  };
+  void post_next() {
+    if (auto next = waiting_.find(handed_); next != waiting_.end()) {
+      loop_.post(next->second);
+      waiting_.erase(next);
+    }
+  }
+
+  EventLoop& loop_;
+  std::uint64_t issued_ = 0;
+  std::uint64_t handed_ = 0;  // results handed over so far: the next ticket in turn
+  std::map<std::uint64_t, std::coroutine_handle<>> waiting_;  // completed, not yet in turn
+};
 
 // Counting semaphore for coroutines (per-endpoint concurrency limits).
 class AsyncSemaphore {

@@ -5,7 +5,8 @@
 //
 // A protocol is a coroutine over a Debate. Debate::ask() is the only way to call an LLM: it
 // builds the request, enforces the token budget, records the message in the transcript,
-// parses the answer and re-asks once on unparsable output. When a call fails or the budget is
+// parses the answer and re-asks once on unparsable output. Replies reach the protocol in the
+// order its calls were issued, never in the order they complete (see Debate::issue_order_). When a call fails or the budget is
 // spent, ask() ends the debate by throwing DebateHalt, which run_debate() — the one place that
 // catches it — turns into the transcript's status. Protocol code therefore reads like the
 // paper's pseudocode. Everything runs on the EventLoop thread.
@@ -133,6 +134,7 @@ struct StructuredReply {
 };
 
 struct DebateSetup {
+  EventLoop* loop = nullptr;                          // required: the loop the debate runs on
   std::shared_ptr<const Task> task;
   std::string protocol_label;
   std::uint64_t seed = 0;
@@ -217,6 +219,10 @@ class Debate {
                               std::int64_t reservation, const std::string& what);
 
   DebateSetup setup_;
+  // Every reply reaches the protocol in the order its call was issued, so nothing the debate
+  // computes (transcript, budget, latest answers, events, later prompts) depends on the order
+  // replies arrive in: a replayed or resumed run repeats the recorded one.
+  IssueOrder issue_order_;
   std::unique_ptr<Rng> rng_;
   Transcript transcript_;
   std::optional<std::int64_t> budget_remaining_;

@@ -138,5 +138,86 @@ TEST(EventLoop, ManyCoroutinesDoNotOverflowTheStack) {
   EXPECT_EQ(done, 100000);
 }
 
+// An operation through `order` whose caller logs its result when received, then issues a
+// follow-up (result + 100) that completes at once, as a re-ask answered from a cache would.
+Async<int> receive_with_follow_up(EventLoop& loop, IssueOrder& order, int value, int delay_ms,
+                                  std::vector<int>& received) {
+  std::vector<int> unused;
+  const int got = co_await order.run(value_after(loop, value, delay_ms, unused));
+  received.push_back(got);
+  received.push_back(co_await order.run(immediate(got + 100)));
+  co_return got;
+}
+
+TEST(IssueOrder, HandsResultsOverInIssueOrderWhateverOrderTheyCompleteIn) {
+  for (const std::vector<int>& delays : {std::vector<int>{0, 0, 0}, {20, 10, 0}, {0, 20, 10}}) {
+    EventLoop loop;
+    IssueOrder order(loop);
+    std::vector<int> received;
+    auto body = [&]() -> Async<void> {
+      std::vector<Async<int>> callers;
+      for (int i = 0; i < 3; ++i) callers.push_back(receive_with_follow_up(loop, order, i, delays[i], received));
+      co_await when_all(std::move(callers));
+    };
+    loop.spawn(body());
+    loop.run();
+    // Each follow-up is issued when its caller receives, so after the three originals.
+    EXPECT_EQ(received, (std::vector<int>{0, 1, 2, 100, 101, 102})) << delays[0] << delays[1] << delays[2];
+  }
+}
+
+TEST(IssueOrder, ASynchronousResultIsHandedOverOnALaterTurnNeverInline) {
+  EventLoop loop;
+  IssueOrder order(loop);
+  bool other_ran = false;
+  bool other_ran_first = false;
+  auto receiver = [&]() -> Async<void> {
+    EXPECT_EQ(co_await order.run(immediate(7)), 7);
+    other_ran_first = other_ran;
+  };
+  auto other = [&]() -> Async<void> {
+    other_ran = true;
+    co_return;
+  };
+  loop.spawn(receiver());
+  loop.spawn(other());
+  loop.run();
+  EXPECT_TRUE(other_ran_first);
+}
+
+Async<int> throw_after(EventLoop& loop, int delay_ms) {
+  std::vector<int> unused;
+  co_await value_after(loop, 0, delay_ms, unused);
+  co_return co_await thrower();
+}
+
+TEST(IssueOrder, AnExceptionIsRethrownInItsTurn) {
+  EventLoop loop;
+  IssueOrder order(loop);
+  std::vector<std::string> received;
+  // The first operation fails after 10 ms, the second succeeds at once.
+  auto failing = [&]() -> Async<int> {
+    try {
+      co_await order.run(throw_after(loop, 10));
+    } catch (const std::runtime_error& e) {
+      received.push_back(e.what());
+    }
+    co_return 0;
+  };
+  auto succeeding = [&]() -> Async<int> {
+    received.push_back(std::to_string(co_await order.run(immediate(1))));
+    co_return 1;
+  };
+  auto body = [&]() -> Async<void> {
+    std::vector<Async<int>> callers;
+    callers.push_back(failing());
+    callers.push_back(succeeding());
+    co_await when_all(std::move(callers));
+  };
+  loop.spawn(body());
+  loop.run();
+  EXPECT_EQ(received, (std::vector<std::string>{"boom", "1"}));
+}
+
 }  // namespace
 }  // namespace parley

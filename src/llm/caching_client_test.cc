@@ -382,6 +382,13 @@ TEST(CacheKey, CoversEveryIdentifyingFieldAndNothingElse) {
   EXPECT_EQ(cache_key(same), key);
 }
 
+// A recorded cache is replayed by later runs and other builds: keys are pinned values, never
+// a per-process hash, a counter or anything that depends on when a request was made.
+TEST(CacheKey, IsTheSameValueInEveryRun) {
+  EXPECT_EQ(cache_key(sample_request()), "7225c645c57630ffb889f032e1fff90c");
+  EXPECT_EQ(embedding_cache_key(sample_embedding_request()), "b110506adefe6b78269f0c7f62509cc3");
+}
+
 TEST_F(CachingClientTest, EmbeddingMissRecordsThenHitReplaysExactly) {
   const EmbeddingRequest request = sample_embedding_request();
   auto first_inner = std::make_unique<GatedClient>(/*open=*/true);

@@ -449,6 +449,21 @@ TEST(DebateEmbed, EmbeddingTokensCountAgainstTheBudget) {
   EXPECT_EQ(h.client->embedding_requests.size(), 1u);
 }
 
+TEST(DebateEmbed, AReservationOfExactlyWhatIsLeftIsAllowed) {
+  Harness h([](const ChatRequest&) { return testing::reply("B"); });
+  h.client->embedding = [](const std::string&) -> std::variant<std::vector<double>, CallError> {
+    return std::vector<double>{1.0, 0.0};
+  };
+  h.embedder = Embedder{"emb", h.client.get(), "embed-model"};
+  const std::vector<std::string> one = {std::string(40, 'x')};  // 14 reserved, 10 used
+  Debate debate(h.setup("harness", /*budget=*/14));
+  auto body = [&]() -> Async<void> { co_await debate.embed(one, 1, "a text"); };
+  h.loop.spawn(body());
+  h.loop.run();
+  EXPECT_EQ(debate.budget_remaining(), 4);
+  EXPECT_EQ(h.client->embedding_requests.size(), 1u);
+}
+
 // ---- debate keeps its behaviour --------------------------------------------------------------
 
 TEST(RoundMachinery, DebateNeverStopsEarly) {

@@ -3,6 +3,7 @@
 // so that no protocol can forget them.
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -28,6 +29,12 @@ std::int64_t reserved_prompt_tokens(const std::vector<ChatMessage>& messages) {
   return total;
 }
 
+// The loop a debate's replies are handed over on; a setup without one is a programming error.
+EventLoop& loop_of(const DebateSetup& setup) {
+  if (setup.loop == nullptr) throw std::invalid_argument("DebateSetup::loop is required");
+  return *setup.loop;
+}
+
 }  // namespace
 
 struct Debate::Call {
@@ -42,6 +49,7 @@ struct Debate::Draft {
 
 Debate::Debate(DebateSetup setup)
     : setup_(std::move(setup)),
+      issue_order_(loop_of(setup_)),
       rng_(std::make_unique<Rng>(
           HashBuilder().add("debate").add(setup_.seed).add(setup_.task->id).add(setup_.protocol_label).value())),
       budget_remaining_(setup_.budget_tokens) {
@@ -176,7 +184,8 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.role = turn;
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
   transcript_.messages.push_back(record);
-  ChatResult result = co_await agent.client->chat(std::move(request));
+  Async<ChatResult> reply = agent.client->chat(std::move(request));
+  ChatResult result = co_await issue_order_.run(std::move(reply));
 
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, std::move(record), *error, reservation,
@@ -239,7 +248,8 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.role = "embedding";
   record.text = fmt::format("embedded {} text(s): {}", inputs, about);
   transcript_.messages.push_back(record);
-  EmbeddingResult result = co_await embedder.client->embed(std::move(request));
+  Async<EmbeddingResult> reply = embedder.client->embed(std::move(request));
+  EmbeddingResult result = co_await issue_order_.run(std::move(reply));
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, std::move(record), *error, reservation,
               fmt::format("embedding call ({}) in round {}", about, round));

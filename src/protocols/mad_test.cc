@@ -469,6 +469,7 @@ TEST(Mad, OnTheSimulatorEveryDebateEndsWithValidVerdicts) {
   std::vector<Transcript> transcripts(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     DebateSetup setup;
+    setup.loop = &loop;
     setup.task = tasks[i];
     setup.protocol_label = "mad";
     setup.seed = 3;

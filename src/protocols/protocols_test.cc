@@ -160,6 +160,7 @@ TEST(Debate, VisibilityHookRestrictsWhoSeesWhom) {
   ScriptedClient client(loop, [](const ChatRequest&) { return reply("B"); });
   ProtocolParams params;
   DebateSetup setup;
+  setup.loop = &loop;
   setup.task = choice_task();
   setup.protocol_label = "ring";
   setup.params = &params;
@@ -252,6 +253,20 @@ TEST(Budget, APromptIsReservedAtFourTokensAMessagePlusOneAThirdOfItsBytes) {
   EXPECT_EQ(just_enough.status, DebateStatus::kCompleted);
   ASSERT_EQ(just_enough.messages.size(), 1u);
   EXPECT_EQ(request.sampling.max_tokens, 32);  // the completion cap lowered to what is left
+}
+
+TEST(Budget, AReplysReportedUsageReplacesItsReservation) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  Debate debate(h.setup("harness", /*budget=*/5000));
+  const std::vector<ChatMessage> question = {ChatMessage{"user", "Which planet is largest?"}};
+  const TurnInfo info;
+  auto body = [&]() -> Async<void> { co_await debate.ask(h.pool[0], question, info); };
+  h.loop.spawn(body());
+  h.loop.run();
+  const MessageRecord& call = debate.transcript().messages.at(0);
+  ASSERT_GT(call.prompt_tokens, 0);
+  ASSERT_GT(call.completion_tokens, 0);
+  EXPECT_EQ(debate.budget_remaining(), 5000 - call.prompt_tokens - call.completion_tokens);
 }
 
 TEST(BestOf, DraftsOfSampleSCarrySampleIndicesSTimesNPlusI) {

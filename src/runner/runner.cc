@@ -214,6 +214,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     while (next < units.size() && !g_stop.load() && !store_error) {
       const Unit& unit = units[next++];
       DebateSetup setup;
+      setup.loop = &loop;
       setup.task = unit.task;
       setup.protocol_label = unit.protocol->config->label;
       setup.seed = unit.seed;

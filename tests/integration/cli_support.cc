@@ -1,14 +1,16 @@
 #include "integration/cli_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace parley::testing {
 
@@ -33,10 +35,11 @@ std::string read_file(const std::filesystem::path& path) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
-CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                         StdoutTo stdout_to) {
-  const auto out_path = cwd / ".stdout";
-  const auto err_path = cwd / ".stderr";
+namespace {
+
+// Starts `parley args...` in `cwd` with stdin from /dev/null, stderr to a file there and stdout
+// as `stdout_to` says.
+pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, StdoutTo stdout_to) {
   int pipe_ends[2] = {-1, -1};
   if (stdout_to == StdoutTo::kClosedPipe || stdout_to == StdoutTo::kClosedPipeSigpipeIgnored) {
     if (::pipe(pipe_ends) != 0) throw std::runtime_error("pipe failed");
@@ -48,12 +51,12 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
     const int in = ::open("/dev/null", O_RDONLY);
     int out = -1;
     switch (stdout_to) {
-      case StdoutTo::kCapture: out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644); break;
+      case StdoutTo::kCapture: out = ::open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644); break;
       case StdoutTo::kFullDisk: out = ::open("/dev/full", O_WRONLY); break;
       case StdoutTo::kClosedPipeSigpipeIgnored: ::signal(SIGPIPE, SIG_IGN); [[fallthrough]];  // kept across exec
       case StdoutTo::kClosedPipe: out = pipe_ends[1]; break;
     }
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
@@ -66,13 +69,42 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
     ::_exit(127);
   }
   if (pipe_ends[1] >= 0) ::close(pipe_ends[1]);
+  return pid;
+}
+
+CommandResult wait_for_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                              StdoutTo stdout_to, const std::function<bool()>& kill_when) {
+  const pid_t pid = start_parley(args, cwd, stdout_to);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  if (!kill_when) {
+    ::waitpid(pid, &status, 0);
+  } else {
+    while (::waitpid(pid, &status, WNOHANG) != pid) {
+      if (kill_when()) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (stdout_to == StdoutTo::kCapture) result.out = read_file(out_path);
-  result.err = read_file(err_path);
+  if (stdout_to == StdoutTo::kCapture) result.out = read_file(cwd / ".stdout");
+  result.err = read_file(cwd / ".stderr");
   return result;
+}
+
+}  // namespace
+
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                         StdoutTo stdout_to) {
+  return wait_for_parley(args, cwd, stdout_to, nullptr);
+}
+
+CommandResult run_parley_killed_when(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                     const std::function<bool()>& kill_when) {
+  return wait_for_parley(args, cwd, StdoutTo::kCapture, kill_when);
 }
 
 }  // namespace parley::testing

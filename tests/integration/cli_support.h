@@ -3,6 +3,7 @@
 // stdout, stderr and the exit code; make a scratch directory.
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ enum class StdoutTo { kCapture, kFullDisk, kClosedPipe, kClosedPipeSigpipeIgnore
 // Runs `parley args...` with the working directory `cwd`, stdin from /dev/null.
 CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                          StdoutTo stdout_to = StdoutTo::kCapture);
+// The same, but SIGKILLed as soon as `kill_when()` (polled every millisecond) returns true; the
+// exit code is then 137.
+CommandResult run_parley_killed_when(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                                     const std::function<bool()>& kill_when);
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);

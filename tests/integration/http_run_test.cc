@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -54,11 +56,33 @@ std::vector<Json> read_transcripts(const std::filesystem::path& dir) {
   return lines;
 }
 
-// A run's summary.json without the measured latencies, which differ between equal runs.
-Json summary_without_latency(const std::filesystem::path& run_dir) {
-  auto summary = Json::parse(read_file(run_dir / "summary.json"));
+// The transcripts without their measured times.
+std::vector<Json> transcripts_without_timing(const std::filesystem::path& dir) {
+  std::vector<Json> lines = read_transcripts(dir);
+  for (auto& line : lines) {
+    line.erase("wall_ms");
+    line.erase("latency_ms");
+    for (auto& m : line["messages"]) m.erase("latency_ms");
+  }
+  return lines;
+}
+
+Json summary_without_latency(const std::filesystem::path& dir) {
+  auto summary = Json::parse(read_file(dir / "summary.json"));
   for (auto& p : summary["protocols"]) p.erase("latency_ms_mean");
   return summary;
+}
+
+// Two runs' transcripts and summaries are equal, timings aside.
+void expect_same_results(const std::filesystem::path& expected, const std::filesystem::path& got) {
+  const std::vector<Json> want = transcripts_without_timing(expected);
+  const std::vector<Json> have = transcripts_without_timing(got);
+  ASSERT_EQ(have.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(have[i], want[i]) << want[i]["protocol"] << " " << want[i]["task_id"] << " seed " << want[i]["seed"]
+                                << ": " << Json::diff(want[i], have[i]).dump().substr(0, 1500);
+  }
+  EXPECT_EQ(summary_without_latency(got), summary_without_latency(expected));
 }
 
 TEST(HttpRun, InjectedFaultsEndEveryDebateCompletedOrFailedNoneLostNoneDuplicated) {
@@ -139,16 +163,7 @@ TEST(HttpRun, CacheReplaysARunWithoutTheServer) {
 
   // Identical requests (single's call and self-consistency's first sample) share one cache
   // entry, so replayed latencies may come from the other call; everything else is identical.
-  auto without_timing = [](std::vector<Json> lines) {
-    for (auto& line : lines) {
-      line.erase("wall_ms");
-      line.erase("latency_ms");
-      for (auto& m : line["messages"]) m.erase("latency_ms");
-    }
-    return lines;
-  };
-  EXPECT_EQ(without_timing(read_transcripts(dir / "first")), without_timing(read_transcripts(dir / "second")));
-  EXPECT_EQ(summary_without_latency(dir / "first"), summary_without_latency(dir / "second"));
+  expect_same_results(dir / "first", dir / "second");
 }
 
 TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
@@ -332,6 +347,75 @@ TEST(HttpRun, RetryFailedRunsTheFailedDebatesAgainOnceTheServerIsBack) {
   const auto clean = run_parley({"run", "exp.yaml", "--out", "clean", "--quiet"}, dir);
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
   EXPECT_EQ(summary_without_latency(dir / "out"), summary_without_latency(dir / "clean"));
+}
+
+// The fake model (answer_reply), but a reply naming A says no answer at all (re-asked), and
+// every reply is delayed by a random 0-30 ms, so concurrent calls complete in random orders.
+// Counts the requests whose max_tokens the budget lowered below the agents' 1024 in `capped`.
+Handler shuffling_handler(std::uint32_t seed, std::shared_ptr<std::atomic<int>> capped) {
+  auto random = std::make_shared<std::mt19937>(seed);  // the server calls its handler serially
+  return [random, capped](const FakeRequest& request) {
+    if (Json::parse(request.body).value("max_tokens", 1024) < 1024) ++*capped;
+    FakeResponse response = answer_reply(request);
+    const std::string content = Json::parse(response.body)["choices"][0]["message"]["content"];
+    if (content.find("Answer: A\n") != std::string::npos) {
+      CompletionSpec spec;
+      spec.content = "Let me think step by step. It is hard to say.";
+      response = ok_reply(spec);
+    }
+    response.delay_ms = static_cast<int>((*random)() % 31);
+    return response;
+  };
+}
+
+TEST(HttpRun, ARecordedRunWithConcurrencyReplaysAndResumesToTheSameResult) {
+  const auto dir = scratch_dir("http-replay-order");
+  write_tasks(dir / "tasks.jsonl");
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("latency seed " + std::to_string(seed));
+  // Re-asks, a budget that caps max_tokens while calls are in flight, best-of-N judging and
+  // parallel rounds: everything the order of completions could change.
+  const auto experiment_for = [](const std::string& base_url) {
+    return "models:\n  - {name: local, backend: openai, base_url: \"" + base_url + "\", model: fake}\n"
+           "agents:\n  - {name: a1, model: local}\n  - {name: a2, model: local, temperature: 0.3}\n"
+           "dataset: {path: tasks.jsonl}\n"
+           "protocols:\n  - {name: single, best_of: 2}\n  - {name: self_consistency, samples: 3}\n"
+           "  - {name: debate, agents: 3, rounds: 2}\n"
+           "seeds: [1, 2]\nconcurrency: 16\nbudget_tokens_per_task: 3500\n";
+  };
+
+  std::uint64_t recorded_requests = 0;
+  auto capped = std::make_shared<std::atomic<int>>(0);
+  {
+    FakeOpenAiServer server(shuffling_handler(seed, capped));
+    write_file(dir / "exp.yaml", experiment_for(server.base_url()));
+    const auto r = run_parley({"run", "exp.yaml", "--out", "recorded", "--cache", "cache", "--quiet"}, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    recorded_requests = server.requests();
+  }
+  std::int64_t reasks = 0;
+  for (const auto& t : read_transcripts(dir / "recorded")) {
+    for (const auto& m : t["messages"]) reasks += m["role"] == "reask";
+  }
+  EXPECT_GT(reasks, 10);
+  EXPECT_GT(capped->load(), 10);
+
+  // Replay with the server gone: every request must be a hit, and hits complete at once.
+  const auto replay = run_parley({"run", "exp.yaml", "--out", "replayed", "--cache", "cache", "--quiet"}, dir);
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  expect_same_results(dir / "recorded", dir / "replayed");
+
+  // Record afresh with other latencies, killed a third of the way, then resumed: in-flight
+  // debates are run again with part of their calls answered from the cache.
+  FakeOpenAiServer server(shuffling_handler(seed + 1, capped));
+  write_file(dir / "exp.yaml", experiment_for(server.base_url()));
+  const auto killed = run_parley_killed_when({"run", "exp.yaml", "--out", "resumed", "--cache", "fresh", "--quiet"},
+                                             dir, [&] { return server.requests() >= recorded_requests / 3; });
+  ASSERT_EQ(killed.exit_code, 137) << killed.err;
+  const auto resumed =
+      run_parley({"run", "exp.yaml", "--out", "resumed", "--cache", "fresh", "--resume", "--quiet"}, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_same_results(dir / "recorded", dir / "resumed");
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ class OpenAiClient final : public LlmClient {
     const std::string& model = request.model.empty() ? options_.model : request.model;
     const std::string body = openai::chat_request_body(model, request.messages, request.sampling);
     const auto parse = [&request](std::string_view reply) {
-      return openai::parse_chat_response(reply, request.messages);
+      return openai::parse_chat_response(reply, request);
     };
     co_return co_await post_with_retries<ChatResponse>(chat_url_, body, parse);
   }

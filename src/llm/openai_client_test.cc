@@ -233,6 +233,64 @@ TEST(OpenAiClient, CachedTokensReasoningAndLogprobs) {
   EXPECT_EQ(json::parse(recorder->requests()[0].body)["logprobs"], true);
 }
 
+// A 200 reply with `body` sent as is.
+FakeResponse raw_reply(std::string body) {
+  FakeResponse reply;
+  reply.body = std::move(body);
+  return reply;
+}
+
+TEST(OpenAiClient, ImplausibleUsageIsReplacedByTheEstimateAndMarked) {
+  auto recorder = std::make_shared<Recorder>();
+  const std::string choice = R"({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": )";
+  FakeOpenAiServer server(scripted(recorder, {raw_reply(choice + R"({"prompt_tokens": 1e30, "completion_tokens": 5}})"),
+                                              raw_reply(choice + R"({"prompt_tokens": -7, "completion_tokens": 5}})")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const ChatRequest request = question();
+  // The prompt is 15 + 12 bytes: the limit is 4096 + 2 * 27 = 4150.
+  for (const char* problem : {"usage.prompt_tokens 1e+30 is more than 4150, the most this call can plausibly use",
+                              "usage.prompt_tokens -7 is negative"}) {
+    const ChatResponse response = ok(harness.run_one(*client, request));
+    EXPECT_EQ(response.text, "hello");
+    EXPECT_TRUE(response.usage.estimated);
+    EXPECT_EQ(response.usage.prompt_tokens, estimate_prompt_tokens(request.messages));
+    EXPECT_EQ(response.usage.completion_tokens, 2);  // ceil(5 / 4)
+    EXPECT_EQ(response.warnings,
+              (std::vector<std::string>{std::string("usage not believed, tokens estimated: ") + problem}));
+    EXPECT_EQ(response.attempts, 1);  // a reply kept, not a failure retried
+  }
+}
+
+TEST(OpenAiClient, InvalidUtf8ContentIsKeptWithReplacements) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(
+      recorder, {raw_reply("{\"choices\": [{\"message\": {\"content\": \"Answer: B \xFF\xFE caf\xC3\"}}]}")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const ChatResponse response = ok(harness.run_one(*client, question()));
+  EXPECT_EQ(response.text, "Answer: B \xEF\xBF\xBD\xEF\xBF\xBD caf\xEF\xBF\xBD");
+  EXPECT_EQ(response.warnings, (std::vector<std::string>{"invalid UTF-8 in the reply replaced by U+FFFD"}));
+}
+
+TEST(OpenAiClient, NonFiniteLogprobsDropTheLogprobsNotTheReply) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(
+      recorder, {raw_reply(R"({"choices": [{"message": {"content": "Answer: C"}, "logprobs": {"content": [
+                   {"token": "Answer", "logprob": -0.25}, {"token": ":", "logprob": NaN},
+                   {"token": " C", "logprob": -Infinity}]}}], "usage": {"prompt_tokens": 9, "completion_tokens": 3}})")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  ChatRequest request = question();
+  request.sampling.logprobs = true;
+  const ChatResponse response = ok(harness.run_one(*client, request));
+  EXPECT_EQ(response.text, "Answer: C");
+  EXPECT_FALSE(response.logprobs.has_value());
+  EXPECT_EQ(response.usage.prompt_tokens, 9);
+  EXPECT_FALSE(response.usage.estimated);
+  EXPECT_EQ(response.warnings, (std::vector<std::string>{"logprobs dropped: token 1 has no finite logprob (null)"}));
+}
+
 TEST(OpenAiClient, ServerErrorIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(500), ok_reply(answer_spec())}));

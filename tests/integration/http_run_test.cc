@@ -227,6 +227,47 @@ TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
   EXPECT_EQ(embedding_models, std::vector<std::string>(kTasks, "fake-embed"));
 }
 
+TEST(HttpRun, ImplausibleUsageIsEstimatedMarkedAndDoesNotSpendTheBudget) {
+  // Every reply claims 1e30 or -7 prompt tokens and carries a byte that is not UTF-8. Believed,
+  // the first stops each debate at its first call (budget) and the second is a negative count.
+  FakeOpenAiServer server([](const FakeRequest& request) {
+    FakeResponse reply = answer_reply(request);
+    Json body = Json::parse(reply.body);
+    body["choices"][0]["message"]["content"] = body["choices"][0]["message"]["content"].get<std::string>() + " @BAD@";
+    body["usage"]["prompt_tokens"] = "@COUNT@";
+    reply.body = body.dump();
+    reply.body.replace(reply.body.find("@BAD@"), 5, "\xFF");
+    reply.body.replace(reply.body.find("\"@COUNT@\""), 9, request.index % 2 == 0 ? "1e30" : "-7");
+    return reply;
+  });
+  const auto dir = scratch_dir("http-usage");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url()) + "budget_tokens_per_task: 20000\n");
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=3", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_EQ(transcripts.size(), 3u * 3 * 2);
+  for (const auto& t : transcripts) {
+    EXPECT_EQ(t["status"], "completed") << t["status_reason"];
+    EXPECT_GT(t["prompt_tokens"].get<std::int64_t>(), 0);
+    EXPECT_LT(t["prompt_tokens"].get<std::int64_t>(), 20000);
+    for (const auto& m : t["messages"]) {
+      EXPECT_TRUE(m["tokens_estimated"].get<bool>()) << m.dump();
+      EXPECT_NE(m["text"].get<std::string>().find(" \xEF\xBF\xBD"), std::string::npos) << m.dump();
+      ASSERT_EQ(m["warnings"].size(), 2u) << m.dump();
+      EXPECT_EQ(m["warnings"][0], "invalid UTF-8 in the reply replaced by U+FFFD");
+      EXPECT_EQ(m["warnings"][1].get<std::string>().rfind("usage not believed, tokens estimated: usage.prompt_tokens ", 0), 0u)
+          << m.dump();
+    }
+  }
+  const auto summary = Json::parse(read_file(dir / "out" / "summary.json"));
+  for (const auto& p : summary["protocols"]) {
+    EXPECT_EQ(p["budget"], 0) << p.dump();
+    EXPECT_EQ(p["tokens_estimated"], 6) << p.dump();  // every debate: 3 tasks x 2 seeds
+    EXPECT_GT(p["tokens_in_mean"].get<double>(), 0.0) << p.dump();
+  }
+}
+
 TEST(HttpRun, ApiKeyIsSentButNeverWritten) {
   const std::string key = "sk-test-7f3a9c1e5b2d4f6a";
   std::mutex mutex;

@@ -106,7 +106,8 @@ struct EmbeddingResponse {
 
 // Why a call failed after its retries.
 // kUnsupported: the backend does not offer the operation (embeddings from a chat-only client).
-enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled, kUnsupported };
+// kTooLarge: the reply was longer than the endpoint's limit (not retried: it would be again).
+enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled, kUnsupported, kTooLarge };
 
 struct CallError {
   CallErrorKind kind = CallErrorKind::kConnection;

@@ -306,6 +306,54 @@ TEST(HttpRun, MissingApiKeyVariableIsAConfigurationError) {
   EXPECT_NE(r.err.find("PARLEY_TEST_ABSENT_KEY"), std::string::npos) << r.err;
 }
 
+TEST(HttpRun, ApiKeyWithALineBreakIsAConfigurationErrorThatDoesNotShowIt) {
+  FakeOpenAiServer server(answer_reply);
+  const auto dir = scratch_dir("http-crlf-key");
+  write_tasks(dir / "tasks.jsonl");
+  ::setenv("PARLEY_TEST_CRLF_KEY", "sk-crlf-4d5e6f\r\nX-Injected: 1", 1);
+  write_file(dir / "exp.yaml", experiment(server.base_url(), ", api_key_env: PARLEY_TEST_CRLF_KEY"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ::unsetenv("PARLEY_TEST_CRLF_KEY");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("model local: the API key in PARLEY_TEST_CRLF_KEY holds a control character"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("sk-crlf"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("sk-crlf"), std::string::npos) << r.out;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
+TEST(HttpRun, UrlCredentialsEchoedByTheServerAreNeverWritten) {
+  // No api_key_env: curl sends the URL's alice:hunter2 as Basic YWxpY2U6aHVudGVyMg==, and the
+  // server quotes it in every error body.
+  FakeOpenAiServer server([](const FakeRequest& request) {
+    const auto it = request.headers.find("authorization");
+    FakeResponse reply;
+    reply.status = 500;
+    reply.body = Json{{"error", {{"message", "bad gateway for " + (it == request.headers.end() ? "" : it->second)}}}}.dump();
+    return reply;
+  });
+  const auto dir = scratch_dir("http-url-credentials");
+  write_tasks(dir / "tasks.jsonl");
+  std::string url = server.base_url();
+  url.insert(std::string("http://").size(), "alice:hunter2@");
+  write_file(dir / "exp.yaml", experiment(url));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=1"}, dir);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_FALSE(transcripts.empty());
+  EXPECT_NE(transcripts[0]["status_reason"].get<std::string>().find("bad gateway for Basic [redacted]"), std::string::npos)
+      << transcripts[0]["status_reason"];
+  for (const std::string& secret : {std::string("hunter2"), std::string("YWxpY2U6aHVudGVyMg")}) {
+    EXPECT_EQ(r.out.find(secret), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "out")) {
+      if (!entry.is_regular_file()) continue;
+      EXPECT_EQ(read_file(entry.path()).find(secret), std::string::npos) << entry.path();
+    }
+  }
+}
+
 TEST(HttpRun, UnreachableServerFailsEveryDebateWithAReason) {
   const auto dir = scratch_dir("http-down");
   write_tasks(dir / "tasks.jsonl");

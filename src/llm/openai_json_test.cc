@@ -143,6 +143,17 @@ TEST(ParseChatResponse, CleanReplyHasNoWarnings) {
   EXPECT_EQ(parse_ok(reply_with(R"("\ud83d\ude00 \u00e9")")).text, "\xF0\x9F\x98\x80 \xC3\xA9");
 }
 
+TEST(ParseChatResponse, ValidUtf8AtEveryBoundaryIsKept) {
+  // U+0080, U+07FF, U+0800, U+20AC, U+D7FF, U+E000, U+FFFF, U+10000, U+40000, U+10FFFF, and the
+  // surrogate pairs of U+10000, U+1F7FF and U+10FFFF.
+  const std::string text =
+      "\xC2\x80 \xDF\xBF \xE0\xA0\x80 \xE2\x82\xAC \xED\x9F\xBF \xEE\x80\x80 \xEF\xBF\xBF \xF0\x90\x80\x80 "
+      "\xF1\x80\x80\x80 \xF4\x8F\xBF\xBF";
+  ChatResponse response = parse_ok(reply_with("\"" + text + R"( \ud800\udc00 \ud83d\udfff \udbff\udfff")"));
+  EXPECT_EQ(response.text, text + " \xF0\x90\x80\x80 \xF0\x9F\x9F\xBF \xF4\x8F\xBF\xBF");
+  EXPECT_TRUE(response.warnings.empty());
+}
+
 TEST(ParseChatResponse, InvalidUtf8IsReplacedNotFatal) {
   const std::string replacement = "\xEF\xBF\xBD";
   // A stray byte, a truncated sequence (one U+FFFD for "\xE2\x82"), an overlong "/", an encoded
@@ -398,6 +409,9 @@ TEST(ErrorSummary, PicksTheServersMessage) {
 
 TEST(ErrorSummary, InvalidUtf8IsReplaced) {
   EXPECT_EQ(error_summary("bad\xFF gateway"), "bad\xEF\xBF\xBD gateway");
+  // A sequence cut off by the end of the body is one U+FFFD.
+  EXPECT_EQ(error_summary("cut \xE2\x82"), "cut \xEF\xBF\xBD");
+  EXPECT_EQ(error_summary("cut \xF0\x9F\x98"), "cut \xEF\xBF\xBD");
   EXPECT_EQ(error_summary("{\"error\": {\"message\": \"no\xC0 model\"}}"), "no\xEF\xBF\xBD model");
 }
 

@@ -39,6 +39,22 @@ TEST(Redactor, UrlCredentialsInEveryForm) {
   EXPECT_EQ(path.redact("http://host:1/v1/a@b"), "http://host:1/v1/a@b");
 }
 
+TEST(Redactor, ALongerSecretIsNotCutByAShorterOne) {
+  // The key is a prefix of the password: replacing it first would leave "def" behind.
+  const Redactor redactor("abc", "http://u:abcdef@127.0.0.1:1/v1");
+  EXPECT_EQ(redactor.redact("pw abcdef, key abc"), "pw [redacted], key [redacted]");
+}
+
+TEST(Redactor, AnEscapeAtTheStartOfTheUserIsDecoded) {
+  const Redactor redactor("", "http://%61lice:pw@127.0.0.1:1/v1");
+  EXPECT_EQ(redactor.redact("alice:pw " + base64("alice:pw")), "[redacted] [redacted]");
+}
+
+TEST(Redactor, ASecretInsideTheMarkDoesNotLoop) {
+  const Redactor redactor("dact", "http://127.0.0.1:1/v1");
+  EXPECT_EQ(redactor.redact("0123456789dact"), "0123456789[redacted]");
+}
+
 TEST(Redactor, AnyBearerOrBasicToken) {
   const Redactor redactor("", "http://127.0.0.1:8000/v1");
   EXPECT_EQ(redactor.redact(R"({"authorization": "Bearer sk-proxy.abc_123/+="})"),

@@ -61,7 +61,7 @@ struct Usage {
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;
-  bool estimated = false;  // true when the server gave no usage and parley counted
+  bool estimated = false;  // true when the server gave no usable usage and parley counted
 };
 
 // Token log-probabilities reduced to the two statistics the papers use.
@@ -83,6 +83,9 @@ struct ChatResponse {
   double latency_ms = 0.0;  // wall time of the successful attempt
   int attempts = 1;         // 1 + retries
   std::string finish_reason;
+  // What parley did not take from the server's reply as sent, one line each (usage replaced by
+  // the estimate, log-probabilities dropped, invalid UTF-8 replaced). Empty for a clean reply.
+  std::vector<std::string> warnings;
 };
 
 // Embedding vectors for texts (S2-MAD's response-embedding similarity). One request embeds
@@ -98,11 +101,13 @@ struct EmbeddingResponse {
   Usage usage;                               // prompt_tokens = tokens embedded; no completion
   double latency_ms = 0.0;
   int attempts = 1;
+  std::vector<std::string> warnings;         // as ChatResponse::warnings
 };
 
 // Why a call failed after its retries.
 // kUnsupported: the backend does not offer the operation (embeddings from a chat-only client).
-enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled, kUnsupported };
+// kTooLarge: the reply was longer than the endpoint's limit (not retried: it would be again).
+enum class CallErrorKind { kTimeout, kHttpStatus, kConnection, kBadResponse, kCancelled, kUnsupported, kTooLarge };
 
 struct CallError {
   CallErrorKind kind = CallErrorKind::kConnection;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "parley/async.h"
@@ -38,6 +39,7 @@ struct HttpRequest {
   std::vector<std::string> headers;       // "Name: value"
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds connect_timeout{10000};
+  std::size_t max_response_bytes = std::size_t{64} << 20;  // a longer body is abandoned (kTooLarge)
 };
 
 struct HttpResponse {
@@ -45,8 +47,9 @@ struct HttpResponse {
   std::string body;
   std::optional<double> retry_after_s;     // from a Retry-After header (seconds form)
   double elapsed_ms = 0.0;
-  // Transport-level failure (no complete response): timeout or connection error.
-  enum class Failure { kNone, kTimeout, kConnection } failure = Failure::kNone;
+  // Transport-level failure (no complete response): timeout, connection error, or a body
+  // longer than max_response_bytes (the transfer is stopped there; body is then empty).
+  enum class Failure { kNone, kTimeout, kConnection, kTooLarge } failure = Failure::kNone;
   std::string failure_message;
 };
 
@@ -85,10 +88,18 @@ struct EndpointOptions {
   int max_concurrency = 64;       // requests in flight to this endpoint
   double timeout_s = 60.0;        // per attempt
   double connect_timeout_s = 10.0;
+  std::size_t max_reply_bytes = std::size_t{64} << 20;  // a longer reply fails the call, unretried
   RetryPolicy retry;
 };
 
-// Reads the API key from the environment once; the key is never logged or stored.
+// Whether `key` can be sent in an Authorization header: no control characters (a CR or LF
+// would begin a header of its own).
+bool is_sendable_api_key(std::string_view key);
+
+// Reads the API key from the environment once; the key is never logged or stored, nor are the
+// credentials of a base_url with user information (see Redactor). Throws std::invalid_argument
+// for a key that is not sendable (the runner refuses it first).
+// A reply longer than max_reply_bytes fails the call (kTooLarge).
 std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& transport,
                                               EndpointOptions options);
 

@@ -40,6 +40,8 @@ struct MessageRecord {
   // Agents whose messages were put into this call's context by the protocol (peers' solutions,
   // a debate transcript, group summaries), in the order shown. Empty for an independent turn.
   std::vector<std::string> shown;
+  // What parley did not take from the server's reply as sent (ChatResponse::warnings).
+  std::vector<std::string> warnings;
 };
 
 // Whether a call of this role is an agent's own answer to the task ("answer-bearing"), which

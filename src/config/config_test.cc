@@ -162,7 +162,25 @@ TEST_F(ConfigTest, OpenAiModelIsRead) {
   EXPECT_EQ(c->models[0].backend, Backend::kOpenAi);
   EXPECT_EQ(c->models[0].endpoint.model, "qwen3-8b");
   EXPECT_EQ(c->models[0].endpoint.api_key_env, "OPENAI_API_KEY");
+  EXPECT_EQ(c->models[0].endpoint.max_reply_bytes, 64u << 20);
   EXPECT_EQ(c->dataset.limit, 50u);
+}
+
+TEST_F(ConfigTest, MaxReplySizeIsInMebibytes) {
+  const auto with_limit = [this](const std::string& value) {
+    return load_experiment(write(
+        "models:\n  - {name: local, backend: openai, base_url: 'http://127.0.0.1:8000/v1', model: q, max_reply_mb: " +
+        value + "}\nagents:\n  - {name: a1, model: local}\ndataset: {path: " + (dir_ / "tasks.jsonl").string() +
+        "}\nprotocols:\n  - {name: single}\n"));
+  };
+  auto two = with_limit("2");
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->models[0].endpoint.max_reply_bytes, 2u << 20);
+  for (const char* bad : {"0", "4097", "1.5"}) {
+    auto refused = with_limit(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.error().message.find("models[0].max_reply_mb"), std::string::npos) << refused.error().message;
+  }
 }
 
 TEST_F(ConfigTest, InvalidYamlAndMissingFile) {

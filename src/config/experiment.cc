@@ -65,7 +65,7 @@ ModelConfig read_model(const YamlReader& r) {
   } else if (backend == "openai") {
     m.backend = Backend::kOpenAi;
     r.only_keys({"name", "backend", "base_url", "model", "api_key_env", "max_concurrency", "timeout_s",
-                 "connect_timeout_s", "max_retries", "retry_base_delay_s", "retry_max_delay_s"},
+                 "connect_timeout_s", "max_reply_mb", "max_retries", "retry_base_delay_s", "retry_max_delay_s"},
                 "for backend openai");
     auto& e = m.endpoint;
     e.base_url = r.text("base_url");
@@ -75,6 +75,7 @@ ModelConfig read_model(const YamlReader& r) {
     e.max_concurrency = static_cast<int>(r.optional_integer("max_concurrency", 1, 100000).value_or(64));
     e.timeout_s = r.optional_number("timeout_s", 0.001, 86400).value_or(60);
     e.connect_timeout_s = r.optional_number("connect_timeout_s", 0.001, 3600).value_or(10);
+    e.max_reply_bytes = static_cast<std::size_t>(r.optional_integer("max_reply_mb", 1, 4096).value_or(64)) << 20;
     e.retry.max_retries = static_cast<int>(r.optional_integer("max_retries", 0, 100).value_or(4));
     e.retry.base_delay_s = r.optional_number("retry_base_delay_s", 0, 3600).value_or(0.5);
     e.retry.max_delay_s = r.optional_number("retry_max_delay_s", 0, 3600).value_or(30);

@@ -13,6 +13,7 @@ const char* call_error_kind_name(CallErrorKind kind) {
     case CallErrorKind::kBadResponse: return "bad_response";
     case CallErrorKind::kCancelled: return "cancelled";
     case CallErrorKind::kUnsupported: return "unsupported";
+    case CallErrorKind::kTooLarge: return "too_large";
   }
   return "connection";
 }

@@ -100,7 +100,8 @@ json encode_response(const ChatResponse& response) {
           {"usage", encode_usage(response.usage)},
           {"logprobs", std::move(logprobs)},
           {"latency_ms", encode_double(response.latency_ms)},
-          {"attempts", response.attempts}};
+          {"attempts", response.attempts},
+          {"warnings", response.warnings}};
 }
 
 json encode_response(const EmbeddingResponse& response) {
@@ -113,7 +114,14 @@ json encode_response(const EmbeddingResponse& response) {
   return {{"vectors", std::move(vectors)},
           {"usage", encode_usage(response.usage)},
           {"latency_ms", encode_double(response.latency_ms)},
-          {"attempts", response.attempts}};
+          {"attempts", response.attempts},
+          {"warnings", response.warnings}};
+}
+
+// Entries recorded before warnings existed have none.
+std::vector<std::string> decode_warnings(const json& r) {
+  const auto found = r.find("warnings");
+  return found == r.end() ? std::vector<std::string>{} : found->get<std::vector<std::string>>();
 }
 
 // The decoders throw (json type errors, invalid_argument) on anything but a complete record.
@@ -133,6 +141,7 @@ ChatResponse decode_chat_response(const json& r) {
   }
   response.latency_ms = decode_double(r.at("latency_ms"));
   response.attempts = r.at("attempts").get<int>();
+  response.warnings = decode_warnings(r);
   return response;
 }
 
@@ -150,6 +159,7 @@ EmbeddingResponse decode_embedding_response(const json& r, std::size_t inputs) {
   response.usage = decode_usage(r.at("usage"));
   response.latency_ms = decode_double(r.at("latency_ms"));
   response.attempts = r.at("attempts").get<int>();
+  response.warnings = decode_warnings(r);
   return response;
 }
 

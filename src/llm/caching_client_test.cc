@@ -142,6 +142,7 @@ ChatResponse rich_response() {
   response.latency_ms = 123.456789012345;
   response.attempts = 3;
   response.finish_reason = "length";
+  response.warnings = {"logprobs dropped: token 3 has no finite logprob (null)", "invalid UTF-8 replaced"};
   return response;
 }
 
@@ -161,6 +162,7 @@ void expect_same(const ChatResponse& a, const ChatResponse& b) {
   EXPECT_EQ(a.latency_ms, b.latency_ms);
   EXPECT_EQ(a.attempts, b.attempts);
   EXPECT_EQ(a.finish_reason, b.finish_reason);
+  EXPECT_EQ(a.warnings, b.warnings);
 }
 
 ChatRequest sample_request() {
@@ -192,6 +194,7 @@ EmbeddingResponse sample_embedding() {
   response.usage = Usage{14, 0, 0, true};
   response.latency_ms = 12.345678901234567;
   response.attempts = 2;
+  response.warnings = {"usage not believed, tokens estimated: usage.prompt_tokens -3 is negative"};
   return response;
 }
 
@@ -209,6 +212,7 @@ void expect_same(const EmbeddingResponse& a, const EmbeddingResponse& b) {
   EXPECT_EQ(a.usage.estimated, b.usage.estimated);
   EXPECT_EQ(a.latency_ms, b.latency_ms);
   EXPECT_EQ(a.attempts, b.attempts);
+  EXPECT_EQ(a.warnings, b.warnings);
 }
 
 class CachingClientTest : public ::testing::Test {
@@ -261,6 +265,24 @@ TEST_F(CachingClientTest, MissRecordsThenHitReplaysExactly) {
   other.note.sample = 1;
   EXPECT_EQ(std::get<ChatResponse>(call(*replayer, other)).text, "different");
   EXPECT_EQ(second->calls, 1);
+}
+
+TEST_F(CachingClientTest, EntryRecordedBeforeWarningsExistedReplaysWithNone) {
+  const ChatRequest request = sample_request();
+  auto recorder = make_caching_client(
+      std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); }), dir_);
+  call(*recorder, request);
+  auto entry = nlohmann::json::parse(std::ifstream(entry_path(request)));
+  ASSERT_EQ(entry["response"].erase("warnings"), 1u);
+  std::ofstream(entry_path(request), std::ios::trunc) << entry.dump();
+
+  auto inner = std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; });
+  CountingClient* counter = inner.get();
+  auto replayer = make_caching_client(std::move(inner), dir_);
+  ChatResponse expected = rich_response();
+  expected.warnings.clear();
+  expect_same(std::get<ChatResponse>(call(*replayer, request)), expected);
+  EXPECT_EQ(counter->calls, 0);
 }
 
 TEST_F(CachingClientTest, ReplaysResponsesWithoutLogprobsAndNonFiniteNumbers) {

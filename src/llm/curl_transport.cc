@@ -107,6 +107,7 @@ struct Transfer {
   curl_slist* headers = nullptr;
   std::coroutine_handle<> waiter;
   Clock::time_point started;
+  bool too_large = false;  // the body passed request.max_response_bytes; on_body stopped it
   char error[CURL_ERROR_SIZE] = {};
 
   Transfer() = default;
@@ -261,6 +262,8 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(request.timeout.count(), 0)));
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::max<long long>(request.connect_timeout.count(), 0)));
+    // A declared Content-Length over the limit fails before any body arrives; on_body stops the rest.
+    curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
@@ -314,11 +317,18 @@ class CurlTransport final : public HttpTransport {
         // Only complete responses count; a status seen before a reset is not one.
         response.status = 0;
         response.retry_after_s.reset();
-        response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
-                                                              : HttpResponse::Failure::kConnection;
-        std::string detail = one_line(transfer->error);
-        response.failure_message = detail.empty() ? curl_easy_strerror(result)
-                                                  : std::string(curl_easy_strerror(result)) + ": " + detail;
+        std::string().swap(response.body);  // a part of a reply is no reply; free it at once
+        if (transfer->too_large || result == CURLE_FILESIZE_EXCEEDED) {
+          response.failure = HttpResponse::Failure::kTooLarge;
+          response.failure_message =
+              "reply larger than " + std::to_string(transfer->request.max_response_bytes) + " bytes";
+        } else {
+          response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
+                                                                : HttpResponse::Failure::kConnection;
+          std::string detail = one_line(transfer->error);
+          response.failure_message = detail.empty() ? curl_easy_strerror(result)
+                                                    : std::string(curl_easy_strerror(result)) + ": " + detail;
+        }
       }
       curl_multi_remove_handle(shard.multi, easy);
       release_easy(easy);
@@ -344,7 +354,12 @@ class CurlTransport final : public HttpTransport {
 
   static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
-    transfer->response.body.append(data, size * count);
+    std::string& body = transfer->response.body;
+    if (size * count > transfer->request.max_response_bytes - body.size()) {
+      transfer->too_large = true;
+      return 0;  // a short count makes curl abort the transfer
+    }
+    body.append(data, size * count);
     return size * count;
   }
 

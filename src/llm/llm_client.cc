@@ -1,7 +1,14 @@
-// The defaults of the LlmClient interface (parley/llm_client.h).
+// The defaults of the LlmClient interface and helpers of parley/llm_client.h.
 #include "parley/llm_client.h"
 
+#include <algorithm>
+
 namespace parley {
+
+bool is_sendable_api_key(std::string_view key) {
+  return std::none_of(key.begin(), key.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
 
 Async<EmbeddingResult> LlmClient::embed(EmbeddingRequest /*request*/) {
   co_return CallError{CallErrorKind::kUnsupported, 0, "this backend does not serve embeddings", 1};

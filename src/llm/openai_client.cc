@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "core/hash.h"
 #include "llm/openai_json.h"
+#include "llm/redact.h"
 #include "parley/llm_client.h"
 
 namespace parley {
@@ -26,6 +28,17 @@ std::string endpoint_url(std::string base_url, std::string_view path) {
   return base_url + std::string(path);
 }
 
+// The key in the endpoint's variable ("" when none is named or it is unset). The runner
+// checks it first; a key that would inject a header here is a bug of the caller.
+std::string api_key_of(const EndpointOptions& options) {
+  if (options.api_key_env.empty()) return {};
+  const char* key = std::getenv(options.api_key_env.c_str());
+  if (key == nullptr) return {};
+  if (!is_sendable_api_key(key))
+    throw std::invalid_argument("the API key in " + options.api_key_env + " holds a control character");
+  return key;
+}
+
 class OpenAiClient final : public LlmClient {
  public:
   OpenAiClient(EventLoop& loop, HttpTransport& transport, EndpointOptions options)
@@ -34,16 +47,12 @@ class OpenAiClient final : public LlmClient {
         options_(std::move(options)),
         chat_url_(endpoint_url(options_.base_url, "/chat/completions")),
         embeddings_url_(endpoint_url(options_.base_url, "/embeddings")),
+        api_key_(api_key_of(options_)),
+        redactor_(api_key_, options_.base_url),
         permits_(static_cast<std::size_t>(std::max(options_.max_concurrency, 1))),
         jitter_(fnv1a64(options_.base_url)) {
     headers_.push_back("Content-Type: application/json");
-    if (!options_.api_key_env.empty()) {
-      const char* key = std::getenv(options_.api_key_env.c_str());
-      if (key != nullptr && *key != '\0') {
-        api_key_ = key;
-        headers_.push_back("Authorization: Bearer " + api_key_);
-      }
-    }
+    if (!api_key_.empty()) headers_.push_back("Authorization: Bearer " + api_key_);
   }
 
   bool simulated() const override { return false; }
@@ -52,7 +61,7 @@ class OpenAiClient final : public LlmClient {
     const std::string& model = request.model.empty() ? options_.model : request.model;
     const std::string body = openai::chat_request_body(model, request.messages, request.sampling);
     const auto parse = [&request](std::string_view reply) {
-      return openai::parse_chat_response(reply, request.messages);
+      return openai::parse_chat_response(reply, request);
     };
     co_return co_await post_with_retries<ChatResponse>(chat_url_, body, parse);
   }
@@ -82,6 +91,7 @@ class OpenAiClient final : public LlmClient {
       http.headers = headers_;
       http.timeout = to_ms(options_.timeout_s);
       http.connect_timeout = to_ms(options_.connect_timeout_s);
+      http.max_response_bytes = options_.max_reply_bytes;
       HttpResponse response = co_await transport_.post(std::move(http));
       permits_.release(loop_);
 
@@ -100,34 +110,34 @@ class OpenAiClient final : public LlmClient {
 
   template <class Response, class Parse>
   std::variant<Response, CallError> interpret(const HttpResponse& response, const Parse& parse) const {
+    // Text from the server is redacted whole before it is cut short, so no secret is cut in two:
+    // servers quote the key they rejected, and some echo the request's headers.
     switch (response.failure) {
       case HttpResponse::Failure::kTimeout:
-        return CallError{CallErrorKind::kTimeout, 0, redact(response.failure_message)};
+        return CallError{CallErrorKind::kTimeout, 0, redactor_.redact(response.failure_message)};
       case HttpResponse::Failure::kConnection:
-        return CallError{CallErrorKind::kConnection, 0, redact(response.failure_message)};
+        return CallError{CallErrorKind::kConnection, 0, redactor_.redact(response.failure_message)};
+      case HttpResponse::Failure::kTooLarge:
+        return CallError{CallErrorKind::kTooLarge, 0, response.failure_message};
       case HttpResponse::Failure::kNone:
         break;
     }
     if (response.status < 200 || response.status >= 300) {
       std::string message = "HTTP " + std::to_string(response.status);
-      std::string server_says = openai::error_summary(redact(response.body));
+      std::string server_says = openai::error_summary(redactor_.redact(response.body));
       if (!server_says.empty()) message += ": " + server_says;
       return CallError{CallErrorKind::kHttpStatus, response.status, std::move(message)};
     }
     auto parsed = parse(std::string_view(response.body));
-    if (auto* bad = std::get_if<openai::BadResponse>(&parsed))
-      return CallError{CallErrorKind::kBadResponse, response.status, redact(std::move(bad->message))};
-    return std::move(std::get<Response>(parsed));
-  }
-
-  // Servers sometimes quote the key they rejected ("Incorrect API key provided: sk-...").
-  std::string redact(std::string message) const {
-    if (api_key_.empty()) return message;
-    constexpr std::string_view kMark = "[redacted]";
-    for (auto at = message.find(api_key_); at != std::string::npos; at = message.find(api_key_, at + kMark.size())) {
-      message.replace(at, api_key_.size(), kMark);
+    if (std::holds_alternative<openai::BadResponse>(parsed)) {
+      // The reason may quote the body: take it from the redacted body (a reply is not redacted
+      // when it is kept, as model text may well say "Basic idea").
+      auto quoted = parse(std::string_view(redactor_.redact(response.body)));
+      auto* bad = std::get_if<openai::BadResponse>(&quoted);
+      if (bad == nullptr) bad = &std::get<openai::BadResponse>(parsed);
+      return CallError{CallErrorKind::kBadResponse, response.status, redactor_.redact(std::move(bad->message))};
     }
-    return message;
+    return std::move(std::get<Response>(parsed));
   }
 
   EventLoop& loop_;
@@ -135,8 +145,9 @@ class OpenAiClient final : public LlmClient {
   EndpointOptions options_;
   std::string chat_url_;
   std::string embeddings_url_;
-  std::vector<std::string> headers_;
   std::string api_key_;
+  Redactor redactor_;
+  std::vector<std::string> headers_;
   AsyncSemaphore permits_;
   Rng jitter_;
 };

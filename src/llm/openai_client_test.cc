@@ -1,13 +1,25 @@
 // OpenAI client + curl transport against FakeOpenAiServer on loopback.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -58,7 +70,8 @@ CompletionSpec answer_spec(std::string content = "Answer: B") {
   return spec;
 }
 
-EndpointOptions options_for(const FakeOpenAiServer& server) {
+template <class Server>
+EndpointOptions options_for(const Server& server) {
   EndpointOptions options;
   options.base_url = server.base_url();
   options.model = "fake-model";
@@ -231,6 +244,205 @@ TEST(OpenAiClient, CachedTokensReasoningAndLogprobs) {
   EXPECT_NEAR(response.logprobs->perplexity, 2.378968, 1e-6);
   EXPECT_NEAR(response.logprobs->mean_token_logprob(), -2.6 / 3.0, 1e-12);  // (−0.1 − 0.5 − 2.0)/3
   EXPECT_EQ(json::parse(recorder->requests()[0].body)["logprobs"], true);
+}
+
+// A 200 reply with `body` sent as is.
+FakeResponse raw_reply(std::string body) {
+  FakeResponse reply;
+  reply.body = std::move(body);
+  return reply;
+}
+
+TEST(OpenAiClient, ImplausibleUsageIsReplacedByTheEstimateAndMarked) {
+  auto recorder = std::make_shared<Recorder>();
+  const std::string choice = R"({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": )";
+  FakeOpenAiServer server(scripted(recorder, {raw_reply(choice + R"({"prompt_tokens": 1e30, "completion_tokens": 5}})"),
+                                              raw_reply(choice + R"({"prompt_tokens": -7, "completion_tokens": 5}})")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const ChatRequest request = question();
+  // The prompt is 15 + 12 bytes: the limit is 4096 + 2 * 27 = 4150.
+  for (const char* problem : {"usage.prompt_tokens 1e+30 is more than 4150, the most this call can plausibly use",
+                              "usage.prompt_tokens -7 is negative"}) {
+    const ChatResponse response = ok(harness.run_one(*client, request));
+    EXPECT_EQ(response.text, "hello");
+    EXPECT_TRUE(response.usage.estimated);
+    EXPECT_EQ(response.usage.prompt_tokens, estimate_prompt_tokens(request.messages));
+    EXPECT_EQ(response.usage.completion_tokens, 2);  // ceil(5 / 4)
+    EXPECT_EQ(response.warnings,
+              (std::vector<std::string>{std::string("usage not believed, tokens estimated: ") + problem}));
+    EXPECT_EQ(response.attempts, 1);  // a reply kept, not a failure retried
+  }
+}
+
+TEST(OpenAiClient, InvalidUtf8ContentIsKeptWithReplacements) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(
+      recorder, {raw_reply("{\"choices\": [{\"message\": {\"content\": \"Answer: B \xFF\xFE caf\xC3\"}}]}")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const ChatResponse response = ok(harness.run_one(*client, question()));
+  EXPECT_EQ(response.text, "Answer: B \xEF\xBF\xBD\xEF\xBF\xBD caf\xEF\xBF\xBD");
+  EXPECT_EQ(response.warnings, (std::vector<std::string>{"invalid UTF-8 in the reply replaced by U+FFFD"}));
+}
+
+TEST(OpenAiClient, NonFiniteLogprobsDropTheLogprobsNotTheReply) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(
+      recorder, {raw_reply(R"({"choices": [{"message": {"content": "Answer: C"}, "logprobs": {"content": [
+                   {"token": "Answer", "logprob": -0.25}, {"token": ":", "logprob": NaN},
+                   {"token": " C", "logprob": -Infinity}]}}], "usage": {"prompt_tokens": 9, "completion_tokens": 3}})")}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  ChatRequest request = question();
+  request.sampling.logprobs = true;
+  const ChatResponse response = ok(harness.run_one(*client, request));
+  EXPECT_EQ(response.text, "Answer: C");
+  EXPECT_FALSE(response.logprobs.has_value());
+  EXPECT_EQ(response.usage.prompt_tokens, 9);
+  EXPECT_FALSE(response.usage.estimated);
+  EXPECT_EQ(response.warnings, (std::vector<std::string>{"logprobs dropped: token 1 has no finite logprob (null)"}));
+}
+
+// Answers each request with a 200 whose body does not end (chunked, or a Content-Length of
+// `declared_bytes`), sent in 64 KiB pieces until the client hangs up; counts what it sent. A
+// plain blocking server: FakeOpenAiServer keeps whole replies in memory, this one must not.
+class EndlessReplyServer {
+ public:
+  EndlessReplyServer(bool chunked, std::uint64_t declared_bytes) : chunked_(chunked), declared_bytes_(declared_bytes) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(listen_fd_, 8) != 0 || ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::system_error(errno, std::generic_category(), "endless server");
+    }
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~EndlessReplyServer() {
+    stopping_ = true;
+    ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
+    thread_.join();
+    ::close(listen_fd_);
+  }
+  EndlessReplyServer(const EndlessReplyServer&) = delete;
+  EndlessReplyServer& operator=(const EndlessReplyServer&) = delete;
+
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  std::uint64_t body_bytes_sent() const { return body_bytes_sent_; }
+  int requests() const { return requests_; }
+
+ private:
+  void serve() {
+    while (!stopping_) {
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) return;
+      timeval timeout{0, 200000};  // so a client that stops reading cannot hold the thread
+      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+      if (read_request(fd)) {
+        ++requests_;
+        reply(fd);
+      }
+      ::close(fd);
+    }
+  }
+
+  // Reads one request's headers and its Content-Length body.
+  static bool read_request(int fd) {
+    std::string input;
+    char buffer[4096];
+    std::size_t header_end = std::string::npos;
+    std::size_t body_length = 0;
+    while (header_end == std::string::npos || input.size() < header_end + 4 + body_length) {
+      const ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
+      if (got <= 0) return false;
+      input.append(buffer, static_cast<std::size_t>(got));
+      if (header_end == std::string::npos && (header_end = input.find("\r\n\r\n")) != std::string::npos) {
+        std::string headers = input.substr(0, header_end);
+        std::transform(headers.begin(), headers.end(), headers.begin(), [](unsigned char c) { return std::tolower(c); });
+        const std::size_t at = headers.find("content-length:");
+        if (at != std::string::npos) body_length = std::stoul(headers.substr(at + 15));
+      }
+    }
+    return true;
+  }
+
+  void reply(int fd) {
+    std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+    head += chunked_ ? "Transfer-Encoding: chunked\r\n\r\n" : "Content-Length: " + std::to_string(declared_bytes_) + "\r\n\r\n";
+    if (!send_all(fd, head)) return;
+    const std::string piece(64 * 1024, 'x');
+    const std::string chunk = chunked_ ? "10000\r\n" + piece + "\r\n" : piece;
+    while (!stopping_ && send_all(fd, chunk)) body_bytes_sent_ += piece.size();
+  }
+
+  bool send_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+      const ssize_t sent = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) && !stopping_) continue;
+      if (sent <= 0) return false;
+      data.remove_prefix(static_cast<std::size_t>(sent));
+    }
+    return true;
+  }
+
+  bool chunked_;
+  std::uint64_t declared_bytes_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> body_bytes_sent_{0};
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+TEST(OpenAiClient, EndlessReplyStopsAtTheDefaultLimitAndIsNotRetried) {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  EndlessReplyServer server(/*chunked=*/true, 0);  // 200 MB and more, no length announced
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  EXPECT_EQ(options.max_reply_bytes, 64 * kMiB);
+  auto client = harness.client(options);
+  const auto started = Clock::now();
+  const CallError error = failed(harness.run_one(*client, question()));
+  EXPECT_EQ(error.kind, CallErrorKind::kTooLarge) << error.message;
+  EXPECT_EQ(error.message, "reply larger than 67108864 bytes");
+  EXPECT_EQ(error.attempts, 1);
+  EXPECT_EQ(server.requests(), 1);
+  EXPECT_LT(Clock::now() - started, std::chrono::seconds(8));
+  // It stopped reading at the limit: what the server got out is the limit plus socket buffers.
+  EXPECT_GE(server.body_bytes_sent(), 64 * kMiB);
+  EXPECT_LT(server.body_bytes_sent(), 96 * kMiB);
+}
+
+TEST(OpenAiClient, DeclaredLengthOverTheLimitFailsBeforeTheBody) {
+  EndlessReplyServer server(/*chunked=*/false, 200'000'000);
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.max_reply_bytes = 1 << 20;
+  auto client = harness.client(options);
+  const CallError error = failed(harness.run_one(*client, question()));
+  EXPECT_EQ(error.kind, CallErrorKind::kTooLarge) << error.message;
+  EXPECT_EQ(error.message, "reply larger than 1048576 bytes");
+  EXPECT_EQ(error.attempts, 1);
+  EXPECT_LT(server.body_bytes_sent(), 32u << 20);
+}
+
+TEST(OpenAiClient, ReplyOfExactlyTheLimitIsRead) {
+  auto recorder = std::make_shared<Recorder>();
+  const FakeResponse reply = ok_reply(answer_spec());
+  FakeOpenAiServer server(scripted(recorder, {reply}));
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.max_reply_bytes = reply.body.size();
+  auto client = harness.client(options);
+  EXPECT_EQ(ok(harness.run_one(*client, question())).text, "Answer: B");
+  options.max_reply_bytes = reply.body.size() - 1;
+  auto tight = harness.client(options);
+  EXPECT_EQ(failed(harness.run_one(*tight, question())).kind, CallErrorKind::kTooLarge);
 }
 
 TEST(OpenAiClient, ServerErrorIsRetried) {
@@ -408,6 +620,88 @@ TEST(OpenAiClient, ApiKeyIsSentButNeverReported) {
     EXPECT_EQ(request.headers.at("authorization"), "Bearer " + key);
     EXPECT_EQ(request.body.find(key), std::string::npos);
   }
+}
+
+// Replies `status` with a body that quotes the request's Authorization header, as some
+// proxies and debugging servers do.
+Handler echoing_authorization(int status, bool json_body) {
+  return [status, json_body](const FakeRequest& request) {
+    const auto it = request.headers.find("authorization");
+    const std::string seen = it == request.headers.end() ? "(none)" : it->second;
+    FakeResponse reply;
+    reply.status = status;
+    reply.body = json_body ? json{{"error", {{"message", "rejected; you sent authorization: " + seen}}}}.dump()
+                           : "<html>rejected; you sent authorization: " + seen + "</html>";
+    return reply;
+  };
+}
+
+TEST(OpenAiClient, UrlCredentialsEchoedInAnErrorBodyAreRedacted) {
+  // alice:hunter2 goes out as Basic YWxpY2U6aHVudGVyMg== (curl's doing, without api_key_env).
+  for (const int status : {400, 500}) {
+    for (const bool json_body : {true, false}) {
+      FakeOpenAiServer server(echoing_authorization(status, json_body));
+      Harness harness;
+      EndpointOptions options = options_for(server);
+      options.base_url.insert(std::string("http://").size(), "alice:hunter2@");
+      options.retry.max_retries = 0;
+      auto client = harness.client(options);
+      const CallError error = failed(harness.run_one(*client, question()));
+      EXPECT_EQ(error.http_status, status);
+      EXPECT_EQ(error.message.find("hunter2"), std::string::npos) << error.message;
+      EXPECT_EQ(error.message.find("YWxpY2U6aHVudGVyMg"), std::string::npos) << error.message;
+      EXPECT_NE(error.message.find("you sent authorization: Basic [redacted]"), std::string::npos) << error.message;
+    }
+  }
+}
+
+TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
+  const std::string key = "sk-parley-echo-5e6f7a8b9c0d1e2f";
+  ::setenv("PARLEY_OPENAI_ECHO_TEST_KEY", key.c_str(), 1);
+  FakeOpenAiServer server(echoing_authorization(500, true));
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.api_key_env = "PARLEY_OPENAI_ECHO_TEST_KEY";
+  options.retry.max_retries = 0;
+  auto client = harness.client(options);
+  ::unsetenv("PARLEY_OPENAI_ECHO_TEST_KEY");
+  const CallError error = failed(harness.run_one(*client, question()));
+  EXPECT_EQ(error.message, "HTTP 500: rejected; you sent authorization: Bearer [redacted]");
+}
+
+TEST(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
+  // The reason quotes the first 80 bytes of the body, which end inside the key: redacting the
+  // quote alone would leave the key's first 14 characters in it.
+  const std::string key = "sk-parley-cut-0123456789abcdef";
+  ::setenv("PARLEY_OPENAI_CUT_TEST_KEY", key.c_str(), 1);
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(scripted(recorder, {raw_reply(std::string(66, 'x') + " " + key + " not JSON")}));
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.api_key_env = "PARLEY_OPENAI_CUT_TEST_KEY";
+  options.retry.max_retries = 0;
+  auto client = harness.client(options);
+  ::unsetenv("PARLEY_OPENAI_CUT_TEST_KEY");
+  const CallError error = failed(harness.run_one(*client, question()));
+  EXPECT_EQ(error.kind, CallErrorKind::kBadResponse);
+  EXPECT_EQ(error.message.find(key.substr(0, 8)), std::string::npos) << error.message;
+  EXPECT_EQ(error.message, "invalid JSON in response: " + std::string(66, 'x') + " [redacted] no...");
+}
+
+TEST(OpenAiClient, KeyWithALineBreakIsRefused) {
+  ::setenv("PARLEY_OPENAI_CRLF_TEST_KEY", "sk-abc\r\nX-Injected: yes", 1);
+  FakeOpenAiServer server([](const FakeRequest& r) { return answer_reply(r); });
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.api_key_env = "PARLEY_OPENAI_CRLF_TEST_KEY";
+  try {
+    harness.client(options);
+    ADD_FAILURE() << "a key with CR/LF was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "the API key in PARLEY_OPENAI_CRLF_TEST_KEY holds a control character");
+  }
+  ::unsetenv("PARLEY_OPENAI_CRLF_TEST_KEY");
+  EXPECT_EQ(server.requests(), 0u);
 }
 
 TEST(OpenAiClient, UnsetKeyVariableSendsNoAuthorization) {

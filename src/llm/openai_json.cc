@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <initializer_list>
 #include <optional>
+#include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace parley::openai {
@@ -34,42 +38,271 @@ const json* member(const json& object, const char* name) {
   return it == object.end() ? nullptr : &*it;
 }
 
-std::optional<std::int64_t> integer_member(const json& object, const char* name) {
-  const json* value = member(object, name);
-  if (value == nullptr) return std::nullopt;
-  if (value->is_number_integer()) return value->get<std::int64_t>();
-  if (value->is_number_float()) return static_cast<std::int64_t>(std::llround(value->get<double>()));
-  return std::nullopt;
-}
-
 std::string string_or_empty(const json* value) {
   return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
 }
 
-// Servers differ: usage may be absent, null, or an object without counts.
-bool fill_usage(const json& body, Usage& usage) {
-  const json* object = member(body, "usage");
-  if (object == nullptr || !object->is_object()) return false;
-  auto prompt = integer_member(*object, "prompt_tokens");
-  auto completion = integer_member(*object, "completion_tokens");
-  if (!prompt && !completion) return false;
-  usage.prompt_tokens = prompt.value_or(0);
-  usage.completion_tokens = completion.value_or(0);
-  if (const json* details = member(*object, "prompt_tokens_details"))
-    usage.cached_tokens = integer_member(*details, "cached_tokens").value_or(0);
-  return true;
+// ---- Repairing a server's JSON text ----------------------------------------------------------
+
+constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
+
+// The length of the UTF-8 sequence at text[at] and whether it is valid (shortest form, no
+// surrogates, at most U+10FFFF). An invalid one's length is its longest valid prefix (at least
+// 1 byte), so each broken sequence becomes one U+FFFD, as the Unicode standard recommends.
+std::pair<std::size_t, bool> utf8_sequence(std::string_view text, std::size_t at) {
+  const auto lead = static_cast<unsigned char>(text[at]);
+  if (lead < 0x80) return {1, true};
+  std::size_t continuation = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the range allowed for the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    continuation = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    continuation = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    continuation = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return {1, false};
+  }
+  for (std::size_t k = 1; k <= continuation; ++k) {
+    if (at + k >= text.size()) return {k, false};
+    const auto byte = static_cast<unsigned char>(text[at + k]);
+    if (byte < (k == 1 ? low : 0x80) || byte > (k == 1 ? high : 0xBF)) return {k, false};
+  }
+  return {continuation + 1, true};
 }
 
-// The body as a JSON object, or why it is not one.
-std::variant<json, BadResponse> parse_object(std::string_view body) {
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+// Appends the UTF-8 sequence at text[at], or U+FFFD for an invalid one; returns its length.
+std::size_t append_utf8_sequence(std::string_view text, std::size_t at, std::string& out, bool& replaced) {
+  const auto [length, valid] = utf8_sequence(text, at);
+  if (valid) {
+    out.append(text.substr(at, length));
+  } else {
+    out.append(kReplacementCharacter);
+    replaced = true;
+  }
+  return length;
+}
+
+std::string replace_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool replaced = false;
+  for (std::size_t at = 0; at < text.size();) at += append_utf8_sequence(text, at, out, replaced);
+  return out;
+}
+
+// The code unit of a "\uXXXX" escape at text[at], or nullopt when there is none.
+std::optional<unsigned> unicode_escape(std::string_view text, std::size_t at) {
+  if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return std::nullopt;
+  unsigned value = 0;
+  for (std::size_t k = 2; k < 6; ++k) {
+    const char c = text[at + k];
+    unsigned digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = static_cast<unsigned>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      digit = static_cast<unsigned>(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      digit = static_cast<unsigned>(c - 'A' + 10);
+    } else {
+      return std::nullopt;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+bool is_bare_token_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '+' ||
+         c == '.';
+}
+
+// A bare token (outside strings) meant as a number that no JSON parser reads: NaN, Infinity,
+// or a literal beyond a double's range.
+bool is_unreadable_number(std::string_view token) {
+  if (token == "NaN" || token == "Infinity" || token == "-Infinity" || token == "+Infinity") return true;
+  const char first = token.front();
+  if (first != '-' && (first < '0' || first > '9')) return false;  // true, false, null or garbage
+  // Only an exponent or a very long literal can overflow; strtod is skipped for the others.
+  if (token.find_first_of("eE") == std::string_view::npos && token.size() < 300) return false;
+  const std::string literal(token);
+  return !std::isfinite(std::strtod(literal.c_str(), nullptr));
+}
+
+struct RepairedJson {
+  std::string text;
+  bool replaced_utf8 = false;  // invalid UTF-8 or an unpaired surrogate escape became U+FFFD
+};
+
+// The body with what would make the whole reply unreadable repaired (see the header), in one
+// pass that knows whether it is inside a string.
+RepairedJson repair_json_text(std::string_view body) {
+  RepairedJson repaired;
+  std::string& out = repaired.text;
+  out.reserve(body.size());
+  bool in_string = false;
+  for (std::size_t at = 0; at < body.size();) {
+    const char c = body[at];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      at += append_utf8_sequence(body, at, out, repaired.replaced_utf8);
+    } else if (in_string && c == '\\') {
+      const auto unit = unicode_escape(body, at);
+      if (unit && *unit >= 0xD800 && *unit <= 0xDFFF) {
+        const auto next = unicode_escape(body, at + 6);
+        if (*unit <= 0xDBFF && next && *next >= 0xDC00 && *next <= 0xDFFF) {
+          out.append(body.substr(at, 12));  // a surrogate pair
+          at += 12;
+        } else {
+          out.append("\\ufffd");
+          repaired.replaced_utf8 = true;
+          at += 6;
+        }
+      } else {
+        // Any other escape is copied with the character it escapes (\" does not end the string).
+        const std::size_t length = std::min<std::size_t>(2, body.size() - at);
+        out.append(body.substr(at, length));
+        at += length;
+      }
+    } else if (c == '"') {
+      in_string = !in_string;
+      out.push_back(c);
+      ++at;
+    } else if (!in_string && is_bare_token_char(c)) {
+      std::size_t end = at;
+      while (end < body.size() && is_bare_token_char(body[end])) ++end;
+      const std::string_view token = body.substr(at, end - at);
+      out.append(is_unreadable_number(token) ? std::string_view("null") : token);
+      at = end;
+    } else {
+      out.push_back(c);
+      ++at;
+    }
+  }
+  return repaired;
+}
+
+// The body, repaired, as a JSON object; or why it is not one.
+std::variant<json, BadResponse> parse_object(std::string_view body, std::vector<std::string>& warnings) {
+  const RepairedJson repaired = repair_json_text(body);
+  json parsed = json::parse(repaired.text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return BadResponse{"invalid JSON in response: " + error_summary(body, 80)};
   if (!parsed.is_object()) return BadResponse{"response is not a JSON object"};
+  if (repaired.replaced_utf8) warnings.emplace_back("invalid UTF-8 in the reply replaced by U+FFFD");
   return parsed;
 }
 
-// One embedding's values; nullopt unless it is an array of finite numbers (the parser refuses
-// overflowing literals today; the check keeps the promise should that change).
+// ---- Usage and log-probabilities: believed only when plausible -------------------------------
+
+// The largest token count believed for `bytes` bytes of text (see the header).
+std::int64_t plausible_tokens(std::size_t bytes) {
+  return kUsageSlackTokens + kUsageTokensPerByte * static_cast<std::int64_t>(bytes);
+}
+
+// A JSON value as a one-line warning quotes it.
+std::string quoted(const json& value) {
+  return truncate_utf8(value.dump(-1, ' ', false, json::error_handler_t::replace), 40);
+}
+
+// object.<name> as a whole number from 0 to `limit`; otherwise nullopt and why (also when it
+// is missing). `field` names it in the reason.
+std::optional<std::int64_t> token_count(const json& object, const char* name, const std::string& field,
+                                        std::int64_t limit, std::string& problem) {
+  const json* value = member(object, name);
+  if (value == nullptr) {
+    problem = field + " is missing";
+    return std::nullopt;
+  }
+  if (!value->is_number()) {
+    problem = fmt::format("{} {} is not a number", field, quoted(*value));
+    return std::nullopt;
+  }
+  const double number = value->get<double>();  // exact for every count a limit lets through
+  if (number != std::floor(number)) {
+    problem = fmt::format("{} {} is not a whole number", field, quoted(*value));
+  } else if (number < 0) {
+    problem = fmt::format("{} {} is negative", field, quoted(*value));
+  } else if (number > static_cast<double>(limit)) {
+    problem = fmt::format("{} {} is more than {}, the most this call can plausibly use", field, quoted(*value),
+                          limit);
+  } else {
+    return static_cast<std::int64_t>(number);
+  }
+  return std::nullopt;
+}
+
+// The body's usage object when it has any of `counts`; nullptr when the server sent no counts
+// (servers differ: usage may be absent, null, or an object without counts).
+const json* usage_object(const json& body, std::initializer_list<const char*> counts) {
+  const json* usage = member(body, "usage");
+  if (usage == nullptr) return nullptr;
+  for (const char* name : counts) {
+    if (member(*usage, name) != nullptr) return usage;
+  }
+  return nullptr;
+}
+
+void warn_usage_not_believed(const std::string& problem, std::vector<std::string>& warnings) {
+  warnings.push_back("usage not believed, tokens estimated: " + problem);
+}
+
+// The server's chat usage when it is believable (see the header); otherwise nullopt, with a
+// warning when counts were sent but not believed.
+std::optional<Usage> chat_usage(const json& body, std::int64_t prompt_limit, std::int64_t completion_limit,
+                                std::vector<std::string>& warnings) {
+  const json* usage = usage_object(body, {"prompt_tokens", "completion_tokens"});
+  if (usage == nullptr) return std::nullopt;
+  std::string problem;
+  const auto prompt = token_count(*usage, "prompt_tokens", "usage.prompt_tokens", prompt_limit, problem);
+  const auto completion =
+      prompt ? token_count(*usage, "completion_tokens", "usage.completion_tokens", completion_limit, problem)
+             : std::nullopt;
+  if (prompt && completion) {
+    Usage counted{*prompt, *completion, 0, false};
+    const json* details = member(*usage, "prompt_tokens_details");
+    const json* cached = details != nullptr ? member(*details, "cached_tokens") : nullptr;
+    if (cached == nullptr || cached->is_null()) return counted;  // servers without a prompt cache
+    const auto count = token_count(*details, "cached_tokens", "usage.prompt_tokens_details.cached_tokens",
+                                   *prompt, problem);
+    if (count) {
+      counted.cached_tokens = *count;
+      return counted;
+    }
+  }
+  warn_usage_not_believed(problem, warnings);
+  return std::nullopt;
+}
+
+// The reply's log-probability statistics; nullopt when the server sent none, or (with a
+// warning) when they cannot be believed: one token without a finite logprob spoils them all.
+std::optional<LogprobStats> logprob_stats(const json& choice, std::vector<std::string>& warnings) {
+  const json* logprobs = member(choice, "logprobs");
+  const json* content = logprobs != nullptr ? member(*logprobs, "content") : nullptr;
+  if (content == nullptr || content->is_null()) return std::nullopt;
+  if (!content->is_array()) {
+    warnings.emplace_back("logprobs dropped: logprobs.content is not an array");
+    return std::nullopt;
+  }
+  std::vector<double> values;
+  values.reserve(content->size());
+  for (std::size_t index = 0; index < content->size(); ++index) {
+    const json* logprob = member((*content)[index], "logprob");
+    if (logprob == nullptr || !logprob->is_number() || !std::isfinite(logprob->get<double>())) {
+      warnings.push_back(fmt::format("logprobs dropped: token {} has no finite logprob ({})", index,
+                                     logprob == nullptr ? std::string("none") : quoted(*logprob)));
+      return std::nullopt;
+    }
+    values.push_back(logprob->get<double>());
+  }
+  if (values.empty()) return std::nullopt;
+  return reduce_logprobs(values);
+}
+
+// One embedding's values; nullopt unless it is an array of finite numbers (an overflowing
+// literal reaches here as null).
 std::optional<std::vector<double>> finite_numbers(const json* values) {
   if (values == nullptr || !values->is_array()) return std::nullopt;
   std::vector<double> out;
@@ -79,21 +312,6 @@ std::optional<std::vector<double>> finite_numbers(const json* values) {
     out.push_back(value.get<double>());
   }
   return out;
-}
-
-std::optional<LogprobStats> logprob_stats(const json& choice) {
-  const json* logprobs = member(choice, "logprobs");
-  if (logprobs == nullptr) return std::nullopt;
-  const json* content = member(*logprobs, "content");
-  if (content == nullptr || !content->is_array() || content->empty()) return std::nullopt;
-  std::vector<double> values;
-  values.reserve(content->size());
-  for (const json& token : *content) {
-    const json* logprob = member(token, "logprob");
-    if (logprob != nullptr && logprob->is_number()) values.push_back(logprob->get<double>());
-  }
-  if (values.empty()) return std::nullopt;
-  return reduce_logprobs(values);
 }
 
 }  // namespace
@@ -113,9 +331,9 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body,
-                                                            const std::vector<ChatMessage>& prompt) {
-  auto object = parse_object(body);
+std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request) {
+  ChatResponse response;
+  auto object = parse_object(body, response.warnings);
   if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
   const json& parsed = std::get<json>(object);
   const json* choices = member(parsed, "choices");
@@ -125,7 +343,6 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
   const json* message = member(choice, "message");
   if (message == nullptr || !message->is_object()) return BadResponse{"response choice has no message"};
 
-  ChatResponse response;
   const json* content = member(*message, "content");
   if (content != nullptr && !content->is_string() && !content->is_null())
     return BadResponse{"response message content is not a string"};
@@ -134,12 +351,19 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
   response.reasoning = string_or_empty(member(*message, "reasoning_content"));
   if (response.reasoning.empty()) response.reasoning = string_or_empty(member(*message, "reasoning"));
   response.finish_reason = string_or_empty(member(choice, "finish_reason"));
-  if (!fill_usage(parsed, response.usage)) {
-    response.usage.prompt_tokens = estimate_prompt_tokens(prompt);
+
+  std::size_t prompt_bytes = 0;
+  for (const auto& m : request.messages) prompt_bytes += m.content.size();
+  const std::int64_t completion_limit = plausible_tokens(response.text.size() + response.reasoning.size()) +
+                                        std::max(request.sampling.max_tokens, 0);
+  if (auto usage = chat_usage(parsed, plausible_tokens(prompt_bytes), completion_limit, response.warnings)) {
+    response.usage = *usage;
+  } else {
+    response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
     response.usage.completion_tokens = estimate_tokens(response.text);
     response.usage.estimated = true;
   }
-  response.logprobs = logprob_stats(choice);
+  response.logprobs = logprob_stats(choice, response.warnings);
   return response;
 }
 
@@ -150,7 +374,8 @@ std::string embedding_request_body(const std::string& model, const std::vector<s
 
 std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
     std::string_view body, const std::vector<std::string>& inputs) {
-  auto object = parse_object(body);
+  EmbeddingResponse response;
+  auto object = parse_object(body, response.warnings);
   if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
   const json& parsed = std::get<json>(object);
   const json* data = member(parsed, "data");
@@ -161,7 +386,6 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
                        std::to_string(count) + " inputs"};
   }
 
-  EmbeddingResponse response;
   response.vectors.resize(count);
   std::vector<bool> placed(count, false);
   for (std::size_t position = 0; position < count; ++position) {
@@ -193,8 +417,15 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
     }
   }
 
-  const json* usage = member(parsed, "usage");
-  if (auto prompt = usage != nullptr ? integer_member(*usage, "prompt_tokens") : std::nullopt) {
+  std::size_t input_bytes = 0;
+  for (const auto& input : inputs) input_bytes += input.size();
+  std::optional<std::int64_t> prompt;
+  if (const json* usage = usage_object(parsed, {"prompt_tokens"})) {
+    std::string problem;
+    prompt = token_count(*usage, "prompt_tokens", "usage.prompt_tokens", plausible_tokens(input_bytes), problem);
+    if (!prompt) warn_usage_not_believed(problem, response.warnings);
+  }
+  if (prompt) {
     response.usage.prompt_tokens = *prompt;
   } else {
     for (const auto& input : inputs) response.usage.prompt_tokens += estimate_tokens(input);
@@ -204,7 +435,7 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
 }
 
 std::string error_summary(std::string_view body, std::size_t max_bytes) {
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json parsed = json::parse(repair_json_text(body).text, nullptr, /*allow_exceptions=*/false);
   std::string text;
   if (!parsed.is_discarded()) {
     // {"error": {"message": ...}} (OpenAI), {"error": "..."}, {"message": ...} (vLLM), {"detail": ...}.
@@ -217,7 +448,7 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
     if (text.empty()) text = string_or_empty(member(parsed, "message"));
     if (text.empty()) text = string_or_empty(member(parsed, "detail"));
   }
-  if (text.empty()) text = std::string(body);
+  if (text.empty()) text = replace_invalid_utf8(body);
   return truncate_utf8(one_line(text), max_bytes);
 }
 

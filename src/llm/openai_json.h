@@ -3,6 +3,7 @@
 // and error bodies in. Pure functions over strings and native types, so each can be tested
 // without HTTP.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -22,25 +23,37 @@ struct BadResponse {
   std::string message;
 };
 
-// Parses a chat completion. Fills text, reasoning, finish_reason, usage and logprobs; when the
-// body has no usage the counts are estimated from `prompt` and the reply (usage.estimated).
-// latency_ms and attempts are left for the caller.
-std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body,
-                                                            const std::vector<ChatMessage>& prompt);
+// Every parser first repairs what would make a server's whole reply unreadable: invalid UTF-8
+// and unpaired \u surrogate escapes become U+FFFD (a warning says so); NaN, Infinity and
+// numbers beyond a double's range (Python's json emits them) become null.
+//
+// Usage counts are believed when each is a whole number from 0 to a plausible limit:
+// 4096 + 2 tokens per byte of the texts sent (prompt_tokens), of the texts received plus
+// max_tokens (completion_tokens), and prompt_tokens (cached_tokens). No count, or one not
+// believed (negative, fractional, a string, missing its partner, beyond the limit), gives the
+// estimate (usage.estimated); one not believed also adds a warning naming it.
+inline constexpr std::int64_t kUsageSlackTokens = 4096;
+inline constexpr std::int64_t kUsageTokensPerByte = 2;
+
+// Parses a chat completion for `request`. Fills text, reasoning, finish_reason, usage (above),
+// logprobs and warnings; log-probabilities that are not all finite numbers are dropped with a
+// warning. latency_ms and attempts are left for the caller.
+std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request);
 
 // {"model", "input": [texts], "encoding_format": "float"}.
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs);
 
 // Parses an /embeddings reply: data[].embedding, placed by data[].index (its array position when
 // the index is missing). Anything but one finite vector per input, each index 0..n-1 once and
-// all of one non-zero length is a BadResponse. usage.prompt_tokens when the body has it,
-// otherwise estimated from `inputs` (usage.estimated); latency_ms and attempts are left for the
-// caller.
+// all of one non-zero length is a BadResponse. usage.prompt_tokens when the body has a
+// believable one (above), otherwise estimated from `inputs` (usage.estimated); latency_ms and
+// attempts are left for the caller.
 std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::string_view body,
                                                                       const std::vector<std::string>& inputs);
 
 // A short, single-line description of an error body: error.message (or a similar field) when
-// the body is JSON, otherwise the body itself; at most max_bytes bytes (cut on a UTF-8 boundary).
+// the body is JSON, otherwise the body itself; invalid UTF-8 replaced by U+FFFD; at most
+// max_bytes bytes (cut on a UTF-8 boundary).
 std::string error_summary(std::string_view body, std::size_t max_bytes = 200);
 
 // min and exp(-mean) over token log-probabilities; tokens = 0 for an empty list.

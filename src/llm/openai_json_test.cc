@@ -12,14 +12,21 @@ namespace {
 
 using nlohmann::json;
 
-ChatResponse parse_ok(const std::string& body, const std::vector<ChatMessage>& prompt = {}) {
-  auto parsed = parse_chat_response(body, prompt);
+ChatRequest request_of(std::vector<ChatMessage> prompt, int max_tokens = 1024) {
+  ChatRequest request;
+  request.messages = std::move(prompt);
+  request.sampling.max_tokens = max_tokens;
+  return request;
+}
+
+ChatResponse parse_ok(const std::string& body, const std::vector<ChatMessage>& prompt = {}, int max_tokens = 1024) {
+  auto parsed = parse_chat_response(body, request_of(prompt, max_tokens));
   if (auto* bad = std::get_if<BadResponse>(&parsed)) ADD_FAILURE() << bad->message;
   return std::get<ChatResponse>(parsed);
 }
 
 std::string parse_bad(const std::string& body) {
-  auto parsed = parse_chat_response(body, {});
+  auto parsed = parse_chat_response(body, ChatRequest{});
   EXPECT_TRUE(std::holds_alternative<BadResponse>(parsed)) << body;
   return std::holds_alternative<BadResponse>(parsed) ? std::get<BadResponse>(parsed).message : "";
 }
@@ -122,6 +129,141 @@ TEST(ParseChatResponse, RejectsUnusableBodies) {
   EXPECT_NE(parse_bad("").find("invalid JSON"), std::string::npos);
 }
 
+std::string reply_with(const std::string& content_json, const std::string& extra = "") {
+  return R"({"choices": [{"message": {"content": )" + content_json + R"(}, "finish_reason": "stop")" + extra +
+         "}]}";
+}
+
+std::string reply_with_usage(const std::string& content_json, const std::string& usage) {
+  return R"({"choices": [{"message": {"content": )" + content_json + R"(}}], "usage": )" + usage + "}";
+}
+
+TEST(ParseChatResponse, CleanReplyHasNoWarnings) {
+  EXPECT_TRUE(parse_ok(reply_with(R"("Answer: B \u00e9\ud83d\ude00")")).warnings.empty());
+  EXPECT_EQ(parse_ok(reply_with(R"("\ud83d\ude00 \u00e9")")).text, "\xF0\x9F\x98\x80 \xC3\xA9");
+}
+
+TEST(ParseChatResponse, ValidUtf8AtEveryBoundaryIsKept) {
+  // U+0080, U+07FF, U+0800, U+20AC, U+D7FF, U+E000, U+FFFF, U+10000, U+40000, U+10FFFF, and the
+  // surrogate pairs of U+10000, U+1F7FF and U+10FFFF.
+  const std::string text =
+      "\xC2\x80 \xDF\xBF \xE0\xA0\x80 \xE2\x82\xAC \xED\x9F\xBF \xEE\x80\x80 \xEF\xBF\xBF \xF0\x90\x80\x80 "
+      "\xF1\x80\x80\x80 \xF4\x8F\xBF\xBF";
+  ChatResponse response = parse_ok(reply_with("\"" + text + R"( \ud800\udc00 \ud83d\udfff \udbff\udfff")"));
+  EXPECT_EQ(response.text, text + " \xF0\x90\x80\x80 \xF0\x9F\x9F\xBF \xF4\x8F\xBF\xBF");
+  EXPECT_TRUE(response.warnings.empty());
+}
+
+TEST(ParseChatResponse, InvalidUtf8IsReplacedNotFatal) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  // A stray byte, a truncated sequence (one U+FFFD for "\xE2\x82"), an overlong "/", an encoded
+  // surrogate, and unpaired surrogate escapes; a valid pair and valid text stay as they are.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\"a\xFF" "b\"", "a" + replacement + "b"},
+      {"\"\xE2\x82" "c\"", replacement + "c"},
+      {"\"\xC0\xAF\"", replacement + replacement},
+      {"\"\xED\xA0\x80!\"", replacement + replacement + replacement + "!"},
+      {R"("x\ud800y")", "x" + replacement + "y"},
+      {R"("\udc00\ud83d\ude00\ud83d")", replacement + "\xF0\x9F\x98\x80" + replacement},
+      {"\"\xF4\x90\x80\x80\"", replacement + replacement + replacement + replacement},
+  };
+  for (const auto& [content, text] : cases) {
+    ChatResponse response = parse_ok(reply_with(content));
+    EXPECT_EQ(response.text, text) << content;
+    EXPECT_EQ(response.warnings, (std::vector<std::string>{"invalid UTF-8 in the reply replaced by U+FFFD"}))
+        << content;
+  }
+  // In reasoning as well; an escaped quote before the bad byte does not end the string.
+  ChatResponse response = parse_ok(R"({"choices": [{"message": {"content": "ok", "reasoning_content": "say \"hi)"
+                                   "\xFF"
+                                   R"(\""}}]})");
+  EXPECT_EQ(response.reasoning, "say \"hi" + replacement + "\"");
+}
+
+TEST(ParseChatResponse, ImplausibleUsageIsEstimatedAndMarked) {
+  // prompt: 8 bytes, limit 4096 + 2 * 8 = 4112; completion: "hello" 5 bytes and max_tokens 64,
+  // limit 4096 + 2 * 5 + 64 = 4170. Estimates: 4 + ceil(8 / 4) = 6 and ceil(5 / 4) = 2.
+  const std::vector<ChatMessage> prompt = {{"user", "abcdefgh"}};
+  const std::string kNotBelieved = "usage not believed, tokens estimated: ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"prompt_tokens": 1e30, "completion_tokens": 5})",
+       "usage.prompt_tokens 1e+30 is more than 4112, the most this call can plausibly use"},
+      {R"({"prompt_tokens": 4113, "completion_tokens": 5})",
+       "usage.prompt_tokens 4113 is more than 4112, the most this call can plausibly use"},
+      {R"({"prompt_tokens": 10, "completion_tokens": 4171})",
+       "usage.completion_tokens 4171 is more than 4170, the most this call can plausibly use"},
+      {R"({"prompt_tokens": 18446744073709551615, "completion_tokens": 5})",
+       "usage.prompt_tokens 18446744073709551615 is more than 4112, the most this call can plausibly use"},
+      {R"({"prompt_tokens": -5, "completion_tokens": 5})", "usage.prompt_tokens -5 is negative"},
+      {R"({"prompt_tokens": 10, "completion_tokens": -1})", "usage.completion_tokens -1 is negative"},
+      {R"({"prompt_tokens": 12.7, "completion_tokens": 5})", "usage.prompt_tokens 12.7 is not a whole number"},
+      {R"({"prompt_tokens": "12", "completion_tokens": 5})", "usage.prompt_tokens \"12\" is not a number"},
+      {R"({"prompt_tokens": null, "completion_tokens": 5})", "usage.prompt_tokens null is not a number"},
+      {R"({"prompt_tokens": 1e999, "completion_tokens": 5})", "usage.prompt_tokens null is not a number"},
+      {R"({"prompt_tokens": NaN, "completion_tokens": 5})", "usage.prompt_tokens null is not a number"},
+      {R"({"prompt_tokens": 10})", "usage.completion_tokens is missing"},
+      {R"({"completion_tokens": 5})", "usage.prompt_tokens is missing"},
+      {R"({"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 11}})",
+       "usage.prompt_tokens_details.cached_tokens 11 is more than 10, the most this call can plausibly use"},
+      {R"({"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": -1}})",
+       "usage.prompt_tokens_details.cached_tokens -1 is negative"},
+  };
+  for (const auto& [usage, problem] : cases) {
+    ChatResponse response = parse_ok(reply_with_usage(R"("hello")", usage), prompt, 64);
+    EXPECT_TRUE(response.usage.estimated) << usage;
+    EXPECT_EQ(response.usage.prompt_tokens, 6) << usage;
+    EXPECT_EQ(response.usage.completion_tokens, 2) << usage;
+    EXPECT_EQ(response.usage.cached_tokens, 0) << usage;
+    EXPECT_EQ(response.warnings, (std::vector<std::string>{kNotBelieved + problem})) << usage;
+  }
+}
+
+TEST(ParseChatResponse, PlausibleUsageIsBelievedUpToTheLimit) {
+  const std::vector<ChatMessage> prompt = {{"user", "abcdefgh"}};
+  const std::string usage =
+      R"({"prompt_tokens": 4112, "completion_tokens": 4170.0, "prompt_tokens_details": {"cached_tokens": 4112}})";
+  ChatResponse response = parse_ok(reply_with_usage(R"("hello")", usage), prompt, 64);
+  EXPECT_FALSE(response.usage.estimated);
+  EXPECT_EQ(response.usage.prompt_tokens, 4112);
+  EXPECT_EQ(response.usage.completion_tokens, 4170);
+  EXPECT_EQ(response.usage.cached_tokens, 4112);
+  EXPECT_TRUE(response.warnings.empty());
+  // Hidden reasoning counts against max_tokens: 0 visible bytes, 9000 tokens, max_tokens 5000.
+  ChatResponse hidden = parse_ok(
+      reply_with_usage(R"("")", R"({"prompt_tokens": 0, "completion_tokens": 9000, "prompt_tokens_details": null})"),
+      prompt, 5000);
+  EXPECT_FALSE(hidden.usage.estimated);
+  EXPECT_EQ(hidden.usage.completion_tokens, 9000);
+}
+
+TEST(ParseChatResponse, UnreadableLogprobsAreDroppedNotTheReply) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"NaN", "token 1 has no finite logprob (null)"},
+      {"-Infinity", "token 1 has no finite logprob (null)"},
+      {"Infinity", "token 1 has no finite logprob (null)"},
+      {"-1e999", "token 1 has no finite logprob (null)"},
+      {R"("-0.5")", "token 1 has no finite logprob (\"-0.5\")"},
+      {"null", "token 1 has no finite logprob (null)"},
+  };
+  for (const auto& [logprob, problem] : cases) {
+    const std::string logprobs = R"(, "logprobs": {"content": [{"token": "A", "logprob": -0.1},
+        {"token": "n", "logprob": )" + logprob + "}]}";
+    ChatResponse response = parse_ok(reply_with(R"("Answer: B")", logprobs));
+    EXPECT_EQ(response.text, "Answer: B") << logprob;
+    EXPECT_FALSE(response.logprobs.has_value()) << logprob;
+    EXPECT_EQ(response.warnings, (std::vector<std::string>{"logprobs dropped: " + problem})) << logprob;
+  }
+  ChatResponse missing =
+      parse_ok(reply_with(R"("x")", R"(, "logprobs": {"content": [{"token": "A"}]})"));
+  EXPECT_EQ(missing.warnings, (std::vector<std::string>{"logprobs dropped: token 0 has no finite logprob (none)"}));
+  ChatResponse not_array = parse_ok(reply_with(R"("x")", R"(, "logprobs": {"content": 5})"));
+  EXPECT_EQ(not_array.warnings, (std::vector<std::string>{"logprobs dropped: logprobs.content is not an array"}));
+  // vLLM's stand-in for -inf is finite and kept.
+  ChatResponse floor = parse_ok(reply_with(R"("x")", R"(, "logprobs": {"content": [{"logprob": -9999.0}]})"));
+  ASSERT_TRUE(floor.logprobs.has_value());
+  EXPECT_DOUBLE_EQ(floor.logprobs->min_token_logprob, -9999.0);
+}
+
 // 5, 10 and 18 bytes.
 const std::vector<std::string> kThreeTexts = {"alpha", "beta gamma", "delta epsilon zeta"};
 
@@ -187,6 +329,20 @@ TEST(ParseEmbeddingResponse, MissingUsageIsEstimated) {
   }
 }
 
+TEST(ParseEmbeddingResponse, ImplausibleUsageIsEstimatedAndMarked) {
+  // 33 bytes of input: the limit is 4096 + 66 = 4162; the estimate 10.
+  const std::string data = R"({"data": [{"embedding": [1]}, {"embedding": [2]}, {"embedding": [3]}], "usage": )";
+  EXPECT_EQ(parse_embedding_ok(data + R"({"prompt_tokens": 4162}})").usage.prompt_tokens, 4162);
+  for (const auto& [usage, problem] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"prompt_tokens": 4163})", "usage.prompt_tokens 4163 is more than 4162, the most this call can plausibly use"},
+           {R"({"prompt_tokens": -3})", "usage.prompt_tokens -3 is negative"}}) {
+    EmbeddingResponse response = parse_embedding_ok(data + usage + "}");
+    EXPECT_TRUE(response.usage.estimated) << usage;
+    EXPECT_EQ(response.usage.prompt_tokens, 10) << usage;
+    EXPECT_EQ(response.warnings, (std::vector<std::string>{"usage not believed, tokens estimated: " + problem}));
+  }
+}
+
 TEST(ParseEmbeddingResponse, RejectsAnythingButOneVectorPerInput) {
   EXPECT_NE(parse_embedding_bad(R"({"data": [ not JSON)").find("invalid JSON"), std::string::npos);
   EXPECT_EQ(parse_embedding_bad(R"([])"), "response is not a JSON object");
@@ -232,11 +388,11 @@ TEST(ParseEmbeddingResponse, RejectsAnythingButOneVectorPerInput) {
   EXPECT_EQ(
       parse_embedding_bad(R"({"data": [{"object": "embedding"}, {"embedding": [3]}, {"embedding": [5]}]})"),
       "embedding 0 is not an array of finite numbers");
-  // JSON has no infinities; an overflowing literal is refused by the parser already.
-  EXPECT_NE(
-      parse_embedding_bad(R"({"data": [{"embedding": [1]}, {"embedding": [1e999]}, {"embedding": [5]}]})")
-          .find("invalid JSON"),
-      std::string::npos);
+  // JSON has no infinities; an overflowing literal or a NaN reads as null, which is no value.
+  EXPECT_EQ(parse_embedding_bad(R"({"data": [{"embedding": [1]}, {"embedding": [1e999]}, {"embedding": [5]}]})"),
+            "embedding 1 is not an array of finite numbers");
+  EXPECT_EQ(parse_embedding_bad(R"({"data": [{"embedding": [1]}, {"embedding": [3]}, {"embedding": [NaN]}]})"),
+            "embedding 2 is not an array of finite numbers");
   EXPECT_EQ(parse_embedding_bad(R"({"data": [{"embedding": []}, {"embedding": []}, {"embedding": []}]})"),
             "embedding 0 is empty");
 }
@@ -249,6 +405,14 @@ TEST(ErrorSummary, PicksTheServersMessage) {
   EXPECT_EQ(error_summary(R"({"detail": "Not Found"})"), "Not Found");
   EXPECT_EQ(error_summary("<html>\r\n<b>502</b>\n</html>"), "<html>  <b>502</b> </html>");
   EXPECT_EQ(error_summary(""), "");
+}
+
+TEST(ErrorSummary, InvalidUtf8IsReplaced) {
+  EXPECT_EQ(error_summary("bad\xFF gateway"), "bad\xEF\xBF\xBD gateway");
+  // A sequence cut off by the end of the body is one U+FFFD.
+  EXPECT_EQ(error_summary("cut \xE2\x82"), "cut \xEF\xBF\xBD");
+  EXPECT_EQ(error_summary("cut \xF0\x9F\x98"), "cut \xEF\xBF\xBD");
+  EXPECT_EQ(error_summary("{\"error\": {\"message\": \"no\xC0 model\"}}"), "no\xEF\xBF\xBD model");
 }
 
 TEST(ErrorSummary, TruncatesOnCharacterBoundaries) {

@@ -20,6 +20,7 @@ bool RetryPolicy::should_retry(const CallError& error, int attempts_so_far) cons
       return true;
     case CallErrorKind::kCancelled:
     case CallErrorKind::kUnsupported:
+    case CallErrorKind::kTooLarge:
       return false;
   }
   return false;

@@ -26,9 +26,10 @@ TEST(RetryPolicy, NeverRetriesOtherClientErrorsOrCancellation) {
   EXPECT_FALSE(policy.should_retry(error_of(CallErrorKind::kCancelled), 1));
 }
 
-TEST(RetryPolicy, NeverRetriesAnUnsupportedOperation) {
+TEST(RetryPolicy, NeverRetriesAnUnsupportedOperationOrAnOversizedReply) {
   RetryPolicy policy;
   EXPECT_FALSE(policy.should_retry(error_of(CallErrorKind::kUnsupported), 1));
+  EXPECT_FALSE(policy.should_retry(error_of(CallErrorKind::kTooLarge), 1));  // it would be again
 }
 
 TEST(CallErrorKindName, NamesEveryKind) {
@@ -38,6 +39,7 @@ TEST(CallErrorKindName, NamesEveryKind) {
   EXPECT_STREQ(call_error_kind_name(CallErrorKind::kBadResponse), "bad_response");
   EXPECT_STREQ(call_error_kind_name(CallErrorKind::kCancelled), "cancelled");
   EXPECT_STREQ(call_error_kind_name(CallErrorKind::kUnsupported), "unsupported");
+  EXPECT_STREQ(call_error_kind_name(CallErrorKind::kTooLarge), "too_large");
 }
 
 TEST(RetryPolicy, StopsAfterMaxRetries) {

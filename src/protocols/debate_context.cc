@@ -200,6 +200,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.completion_tokens = response.usage.completion_tokens;
   record.cached_tokens = response.usage.cached_tokens;
   record.tokens_estimated = response.usage.estimated;
+  record.warnings = response.warnings;
   record.text = response.text;
   record.reasoning = response.reasoning;
   record.answer = answer.value;
@@ -259,6 +260,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.prompt_tokens = response.usage.prompt_tokens;
   record.cached_tokens = response.usage.cached_tokens;
   record.tokens_estimated = response.usage.estimated;
+  record.warnings = response.warnings;
   record.latency_ms = response.latency_ms;
   record.attempts = response.attempts;
   transcript_.messages[slot] = std::move(record);

@@ -29,6 +29,11 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
           return Error{fmt::format("model {}: api_key_env names {}, which is not set in the environment", model.name,
                                    key_variable)};
         }
+        if (!is_sendable_api_key(key)) {
+          return Error{fmt::format("model {}: the API key in {} holds a control character (a line break?); "
+                                   "a key is one line of printable characters",
+                                   model.name, key_variable)};
+        }
       }
       if (!backends.transport) {
         backends.transport = make_curl_transport(loop);

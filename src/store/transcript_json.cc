@@ -44,6 +44,7 @@ Json message_to_json(const MessageRecord& m) {
   if (m.min_token_logprob) j["min_token_logprob"] = *m.min_token_logprob;
   if (m.perplexity) j["perplexity"] = *m.perplexity;
   if (!m.shown.empty()) j["shown"] = m.shown;
+  if (!m.warnings.empty()) j["warnings"] = m.warnings;
   return j;
 }
 
@@ -68,6 +69,7 @@ MessageRecord message_from_json(const Json& j) {
   m.min_token_logprob = optional_from<double>(j, "min_token_logprob");
   m.perplexity = optional_from<double>(j, "perplexity");
   m.shown = j.value("shown", std::vector<std::string>{});
+  m.warnings = j.value("warnings", std::vector<std::string>{});
   return m;
 }
 

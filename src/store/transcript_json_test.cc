@@ -37,6 +37,7 @@ Transcript full_transcript() {
   m.min_token_logprob = -2.0;
   m.perplexity = 1.5;
   m.shown = {"a1", "a3"};
+  m.warnings = {"usage not believed, tokens estimated: usage.prompt_tokens -5 is negative"};
   t.messages.push_back(m);
   MessageRecord failed;
   failed.id = 1;
@@ -72,7 +73,9 @@ TEST(TranscriptJson, RoundTripKeepsEveryField) {
   EXPECT_FALSE(m.repeats);
   EXPECT_EQ(back->messages[1].id, 1);
   EXPECT_EQ(back->messages[1].repeats, 0);
+  EXPECT_EQ(m.warnings, t.messages[0].warnings);
   EXPECT_TRUE(back->messages[1].shown.empty());
+  EXPECT_TRUE(back->messages[1].warnings.empty());
   EXPECT_EQ(back->messages[1].error, "http 500");
   EXPECT_FALSE(back->messages[1].answer.has_value());
   // Re-serialising gives the same bytes: exports are stable.

@@ -245,6 +245,47 @@ TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
   EXPECT_EQ(embedding_models, std::vector<std::string>(kTasks, "fake-embed"));
 }
 
+TEST(HttpRun, ImplausibleUsageIsEstimatedMarkedAndDoesNotSpendTheBudget) {
+  // Every reply claims 1e30 or -7 prompt tokens and carries a byte that is not UTF-8. Believed,
+  // the first stops each debate at its first call (budget) and the second is a negative count.
+  FakeOpenAiServer server([](const FakeRequest& request) {
+    FakeResponse reply = answer_reply(request);
+    Json body = Json::parse(reply.body);
+    body["choices"][0]["message"]["content"] = body["choices"][0]["message"]["content"].get<std::string>() + " @BAD@";
+    body["usage"]["prompt_tokens"] = "@COUNT@";
+    reply.body = body.dump();
+    reply.body.replace(reply.body.find("@BAD@"), 5, "\xFF");
+    reply.body.replace(reply.body.find("\"@COUNT@\""), 9, request.index % 2 == 0 ? "1e30" : "-7");
+    return reply;
+  });
+  const auto dir = scratch_dir("http-usage");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", experiment(server.base_url()) + "budget_tokens_per_task: 20000\n");
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=3", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_EQ(transcripts.size(), 3u * 3 * 2);
+  for (const auto& t : transcripts) {
+    EXPECT_EQ(t["status"], "completed") << t["status_reason"];
+    EXPECT_GT(t["prompt_tokens"].get<std::int64_t>(), 0);
+    EXPECT_LT(t["prompt_tokens"].get<std::int64_t>(), 20000);
+    for (const auto& m : t["messages"]) {
+      EXPECT_TRUE(m["tokens_estimated"].get<bool>()) << m.dump();
+      EXPECT_NE(m["text"].get<std::string>().find(" \xEF\xBF\xBD"), std::string::npos) << m.dump();
+      ASSERT_EQ(m["warnings"].size(), 2u) << m.dump();
+      EXPECT_EQ(m["warnings"][0], "invalid UTF-8 in the reply replaced by U+FFFD");
+      EXPECT_EQ(m["warnings"][1].get<std::string>().rfind("usage not believed, tokens estimated: usage.prompt_tokens ", 0), 0u)
+          << m.dump();
+    }
+  }
+  const auto summary = Json::parse(read_file(dir / "out" / "summary.json"));
+  for (const auto& p : summary["protocols"]) {
+    EXPECT_EQ(p["budget"], 0) << p.dump();
+    EXPECT_EQ(p["tokens_estimated"], 6) << p.dump();  // every debate: 3 tasks x 2 seeds
+    EXPECT_GT(p["tokens_in_mean"].get<double>(), 0.0) << p.dump();
+  }
+}
+
 TEST(HttpRun, ApiKeyIsSentButNeverWritten) {
   const std::string key = "sk-test-7f3a9c1e5b2d4f6a";
   std::mutex mutex;
@@ -281,6 +322,54 @@ TEST(HttpRun, MissingApiKeyVariableIsAConfigurationError) {
   const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("PARLEY_TEST_ABSENT_KEY"), std::string::npos) << r.err;
+}
+
+TEST(HttpRun, ApiKeyWithALineBreakIsAConfigurationErrorThatDoesNotShowIt) {
+  FakeOpenAiServer server(answer_reply);
+  const auto dir = scratch_dir("http-crlf-key");
+  write_tasks(dir / "tasks.jsonl");
+  ::setenv("PARLEY_TEST_CRLF_KEY", "sk-crlf-4d5e6f\r\nX-Injected: 1", 1);
+  write_file(dir / "exp.yaml", experiment(server.base_url(), ", api_key_env: PARLEY_TEST_CRLF_KEY"));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ::unsetenv("PARLEY_TEST_CRLF_KEY");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("model local: the API key in PARLEY_TEST_CRLF_KEY holds a control character"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("sk-crlf"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("sk-crlf"), std::string::npos) << r.out;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
+TEST(HttpRun, UrlCredentialsEchoedByTheServerAreNeverWritten) {
+  // No api_key_env: curl sends the URL's alice:hunter2 as Basic YWxpY2U6aHVudGVyMg==, and the
+  // server quotes it in every error body.
+  FakeOpenAiServer server([](const FakeRequest& request) {
+    const auto it = request.headers.find("authorization");
+    FakeResponse reply;
+    reply.status = 500;
+    reply.body = Json{{"error", {{"message", "bad gateway for " + (it == request.headers.end() ? "" : it->second)}}}}.dump();
+    return reply;
+  });
+  const auto dir = scratch_dir("http-url-credentials");
+  write_tasks(dir / "tasks.jsonl");
+  std::string url = server.base_url();
+  url.insert(std::string("http://").size(), "alice:hunter2@");
+  write_file(dir / "exp.yaml", experiment(url));
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--set", "dataset.limit=1"}, dir);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const auto transcripts = read_transcripts(dir / "out");
+  ASSERT_FALSE(transcripts.empty());
+  EXPECT_NE(transcripts[0]["status_reason"].get<std::string>().find("bad gateway for Basic [redacted]"), std::string::npos)
+      << transcripts[0]["status_reason"];
+  for (const std::string& secret : {std::string("hunter2"), std::string("YWxpY2U6aHVudGVyMg")}) {
+    EXPECT_EQ(r.out.find(secret), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "out")) {
+      if (!entry.is_regular_file()) continue;
+      EXPECT_EQ(read_file(entry.path()).find(secret), std::string::npos) << entry.path();
+    }
+  }
 }
 
 TEST(HttpRun, UnreachableServerFailsEveryDebateWithAReason) {

@@ -54,6 +54,25 @@ struct RunArgs {
   bool quiet = false;
 };
 
+// A word as the shell reads it back: bare when it is plainly safe, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                               "0123456789_-./=:,+@%") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command that continues this run: the same experiment, overrides and cache, so that its
+// fingerprint matches.
+std::string resume_command(const RunArgs& args, const std::filesystem::path& out_dir, bool retry_failed) {
+  std::string command = "parley run " + shell_word(args.experiment) + " --out " + shell_word(out_dir.string());
+  for (const auto& assignment : args.overrides) command += " --set " + shell_word(assignment);
+  if (!args.cache.empty()) command += " --cache " + shell_word(args.cache);
+  return command + " --resume" + (retry_failed ? " --retry-failed" : "");
+}
+
 int command_run(const RunArgs& args) {
   auto config = load_experiment(args.experiment, args.overrides);
   if (!config) {
@@ -76,8 +95,8 @@ int command_run(const RunArgs& args) {
     return kExitUsage;
   }
   if (outcome->failure) {
-    fmt::print(stderr, "parley: {}\nparley: finished debates are kept; continue with: parley run {} --out {} --resume\n",
-               outcome->failure->message, args.experiment, options.out_dir.string());
+    fmt::print(stderr, "parley: {}\nparley: finished debates are kept; continue with: {}\n", outcome->failure->message,
+               resume_command(args, options.out_dir, false));
     return kExitRuntime;
   }
   for (const auto& issue : outcome->dataset_issues) {
@@ -93,8 +112,8 @@ int command_run(const RunArgs& args) {
     if (failed > 0) {
       fmt::print(stderr,
                  "parley: {} of {} debates failed (status failed; each transcript gives its reason); once the cause "
-                 "is fixed, run them again with: parley run {} --out {} --resume --retry-failed\n",
-                 failed, debates, args.experiment, options.out_dir.string());
+                 "is fixed, run them again with: {}\n",
+                 failed, debates, resume_command(args, options.out_dir, true));
       return kExitDebatesFailed;
     }
     return 0;
@@ -106,8 +125,7 @@ int command_run(const RunArgs& args) {
   print_out("\n{} debates run{}, {} resumed from the store; outputs in {}\n", outcome->progress.done, again,
              outcome->progress.skipped, options.out_dir.string());
   if (outcome->interrupted) {
-    fmt::print(stderr, "parley: interrupted; continue with: parley run {} --out {} --resume\n", args.experiment,
-               options.out_dir.string());
+    fmt::print(stderr, "parley: interrupted; continue with: {}\n", resume_command(args, options.out_dir, false));
   }
   return exit_code();
 }

@@ -134,6 +134,13 @@ TEST_F(ConfigTest, ABaseUrlNeedsAHostAndAPossiblePortAndKeepsItsPasswordOutOfErr
   EXPECT_NE(with_url("http://localhost:0/v1").find("has port '0'"), std::string::npos);
   EXPECT_NE(with_url("http://localhost:80a/v1").find("has port '80a'"), std::string::npos);
   EXPECT_NE(with_url("http:///v1").find("'http:///v1' has no host"), std::string::npos);
+  // A colon or bracket left in the host is not a host: the port checked would be the wrong one.
+  EXPECT_NE(with_url("http://127.0.0.1:80:90/v1").find("has host '127.0.0.1:80': not a host name"), std::string::npos);
+  EXPECT_NE(with_url("http://[::1]x:80/v1").find("has host '[::1]x'"), std::string::npos);
+  EXPECT_NE(with_url("http://[]:80/v1").find("has host '[]'"), std::string::npos);
+  for (const char* fine : {"http://[::1]:8080/v1", "http://[fe80::1%25eth0]:80", "https://api.example.com/v1",
+                           "http://10.0.0.2:8000"})
+    EXPECT_EQ(with_url(fine).find("base_url"), std::string::npos) << fine << ": " << with_url(fine);
   const std::string leaked = with_url("ftp://admin:hunter2@example.com/v1");
   EXPECT_NE(leaked.find("got 'ftp://admin:***@example.com/v1'"), std::string::npos) << leaked;
   EXPECT_EQ(leaked.find("hunter2"), std::string::npos) << leaked;

@@ -1,5 +1,6 @@
 // load_experiment: YAML → ExperimentConfig, with every key checked (docs/formats.md).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -42,6 +43,13 @@ std::string base_url_problem(const std::string& url) {
     host = host.substr(0, colon);
   }
   if (host.empty()) return fmt::format("'{}' has no host", shown);
+  const bool bracketed = host.front() == '[';  // an IPv6 address, perhaps with a zone: [::1], [fe80::1%25eth0]
+  const auto is_ipv6_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == ':' || c == '.' || c == '%'; };
+  if (bracketed ? host.size() < 3 || host.back() != ']' || host.find(':') == std::string::npos ||
+                      !std::all_of(host.begin() + 1, host.end() - 1, is_ipv6_char)
+                : host.find_first_of(":[]") != std::string::npos) {
+    return fmt::format("'{}' has host '{}': not a host name, an IPv4 address or a bracketed IPv6 address", shown, host);
+  }
   if (url.find_first_of(" \t\r\n") != std::string::npos) return fmt::format("'{}' contains white space", shown);
   if (!port.empty()) {
     const bool digits = port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -294,21 +302,29 @@ const AgentConfig* ExperimentConfig::agent(const std::string& agent_name) const 
   return nullptr;
 }
 
+// Input files enter by content (input_files(), checked by the runner), never by path: the same
+// experiment named as `x.yaml`, `./x.yaml` or `/abs/x.yaml` resolves its files to different
+// strings, and must still resume.
 std::string ExperimentConfig::fingerprint() const {
+  constexpr const char* kFileByContent = "(file, by content)";
   nlohmann::json j;
   for (const auto& m : models) {
     j["models"].push_back({m.name, static_cast<int>(m.backend), m.endpoint.base_url, m.endpoint.model,
-                           m.simulator_profile, m.simulator_params.string()});
+                           m.simulator_profile, m.simulator_params.empty() ? "" : kFileByContent});
   }
   for (const auto& a : agents) {
     j["agents"].push_back({a.name, a.model, a.sampling.temperature, a.sampling.top_p, a.sampling.max_tokens,
                            a.sampling.logprobs, a.system_prompt});
   }
-  j["dataset"] = {dataset.path.string(), static_cast<int>(dataset.format), dataset.limit ? *dataset.limit : 0};
+  j["dataset"] = {kFileByContent, static_cast<int>(dataset.format), dataset.limit ? *dataset.limit : 0};
   for (const auto& p : protocols) {
     nlohmann::json params;
     for (const auto& [key, value] : p.params.values()) {
       std::visit([&params, &name = key](const auto& v) { params[name] = v; }, value);  // clang 14: no capture of a binding
+    }
+    for (const ParamSpec& spec : find_protocol(p.name)->params) {
+      if (spec.kind == ParamKind::kPath && params.contains(spec.name) && params[spec.name] != "")
+        params[spec.name] = kFileByContent;
     }
     j["protocols"].push_back({p.name, p.label, p.agents, params, p.judges, p.judging.reasks,
                               p.judging.mask_identities, judge_scale_name(p.judging.scale),

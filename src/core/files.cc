@@ -47,6 +47,21 @@ int write_all(int fd, std::string_view content) {
 }  // namespace
 
 OutputFile::OutputFile(std::filesystem::path path) : path_(std::move(path)) {
+  // The output goes to what `path` names: a symlink's target is replaced, not the link; a device
+  // or FIFO (`--out /dev/stdout`) is written into directly, as there is nothing to replace.
+  std::error_code ec;
+  const auto type = std::filesystem::status(path_, ec).type();
+  if (type == std::filesystem::file_type::character || type == std::filesystem::file_type::block ||
+      type == std::filesystem::file_type::fifo || type == std::filesystem::file_type::socket) {
+    direct_ = true;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) error_ = errno;
+    return;
+  }
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path_, ec))) {
+    const auto target = std::filesystem::weakly_canonical(path_, ec);
+    if (!ec) path_ = target;
+  }
   static std::atomic<unsigned> counter{0};
   temporary_ = path_.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -72,10 +87,10 @@ void OutputFile::flush_buffer() {
 Result<Ok> OutputFile::commit() {
   flush_buffer();
   // Data in the page cache can still fail to reach the disk: fsync and close say so.
-  if (error_ == 0 && ::fsync(fd_) != 0) error_ = errno;
+  if (error_ == 0 && !direct_ && ::fsync(fd_) != 0) error_ = errno;
   if (fd_ >= 0 && ::close(fd_) != 0 && error_ == 0) error_ = errno;
   fd_ = -1;
-  if (error_ == 0 && ::rename(temporary_.c_str(), path_.c_str()) != 0) error_ = errno;
+  if (error_ == 0 && !direct_ && ::rename(temporary_.c_str(), path_.c_str()) != 0) error_ = errno;
   if (error_ != 0) return Error{"cannot write: " + errno_text(error_)};
   temporary_.clear();  // renamed: nothing to remove
   return Ok{};

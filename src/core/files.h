@@ -4,7 +4,8 @@
 // it is opened, so a wrong path cannot hang a run or fill its memory.
 // Writing: an output (summary.json, transcripts.jsonl, a trigger model, an examples file) is
 // written to a temporary file beside it, synced and renamed over the target, so a full disk or
-// an I/O error is reported and never leaves a truncated file where a complete one was.
+// an I/O error is reported and never leaves a truncated file where a complete one was. A
+// symlink's target is what gets replaced; a device or FIFO is written into directly.
 // Errors are one line without the path, for the caller to prefix: "file not found",
 // "is a directory, not a file", "No space left on device", ...
 
@@ -37,7 +38,8 @@ class OutputFile {
   std::filesystem::path path_;
   std::filesystem::path temporary_;
   int fd_ = -1;
-  int error_ = 0;  // the first errno seen
+  int error_ = 0;        // the first errno seen
+  bool direct_ = false;  // a device or FIFO, written into as it is
   std::string buffer_;
 };
 

@@ -70,6 +70,25 @@ TEST(OutputFile, FailuresSayWhyAndLeaveNothing) {
   EXPECT_EQ(entries(dir), 1u) << "the temporary is removed after a failed rename";
 }
 
+// A device or FIFO is written into, never replaced by a file; a symlink's target is replaced
+// and the link stays a link.
+TEST(OutputFile, DevicesAreWrittenIntoAndSymlinksFollowed) {
+  auto full = write_output_file("/dev/full", "x");
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error().message, "cannot write: No space left on device");
+  EXPECT_EQ(std::filesystem::status("/dev/full").type(), std::filesystem::file_type::character);
+  EXPECT_TRUE(write_output_file("/dev/null", "discarded"));
+  EXPECT_EQ(std::filesystem::status("/dev/null").type(), std::filesystem::file_type::character);
+
+  const auto dir = fresh_dir("links");
+  ASSERT_TRUE(write_output_file(dir / "target.json", "old"));
+  std::filesystem::create_symlink("target.json", dir / "link.json");
+  ASSERT_TRUE(write_output_file(dir / "link.json", "new"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_EQ(contents(dir / "target.json"), "new");
+  EXPECT_EQ(entries(dir), 2u);
+}
+
 TEST(ReadInputFile, ReadsRegularFilesAndRefusesEverythingElse) {
   const auto dir = fresh_dir("read");
   ASSERT_TRUE(write_output_file(dir / "in.txt", std::string("a\0b", 3)));

@@ -277,6 +277,44 @@ TEST(Cli, TasksWithMoreThan26OptionsParseTwoLetterLabels) {
     EXPECT_EQ(p["unparsed_rate"].get<double>(), 0.0) << p["name"];
 }
 
+// The same experiment named another way (./exp/x.yaml, an absolute path) resolves its files to
+// other strings; files enter the fingerprint by content, so it resumes.
+TEST(Cli, TheSameExperimentNamedAnotherWayResumes) {
+  const auto dir = scratch_dir("resume-paths");
+  std::filesystem::create_directories(dir / "exp");
+  std::filesystem::copy_file(mc_sample(), dir / "exp/tasks.jsonl");
+  write_file(dir / "exp/x.yaml", small_experiment("tasks.jsonl"));
+  ASSERT_EQ(run_parley({"run", "exp/x.yaml", "--out", "out", "--set", "dataset.limit=2"}, dir).exit_code, 0);
+  for (const std::string& name : std::vector<std::string>{"./exp/x.yaml", (dir / "exp/x.yaml").string()}) {
+    const auto r = run_parley({"run", name, "--out", "out", "--set", "dataset.limit=2", "--resume"}, dir);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+}
+
+// The hint printed after failed debates runs as printed: with the run's --set overrides, and
+// words the shell would split quoted.
+TEST(Cli, TheResumeHintRepeatsTheOverrides) {
+  const auto dir = scratch_dir("resume-hint");
+  // Nothing listens on port 1: every debate fails at once (no retries).
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: m, backend: openai, base_url: 'http://127.0.0.1:1/v1', model: q, max_retries: 0}\n"
+             "agents:\n  - {name: a1, model: m}\n"
+             "dataset: {path: " + mc_sample().string() + "}\nprotocols:\n  - {name: single}\n");
+  const std::vector<std::string> settings = {"--set", "dataset.limit=1", "--set", "seeds=[4]"};
+  std::vector<std::string> first = {"run", "exp.yaml", "--out", "my out", "--quiet"};
+  first.insert(first.end(), settings.begin(), settings.end());
+  const auto r = run_parley(first, dir);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  const std::string hint =
+      "parley run exp.yaml --out 'my out' --set dataset.limit=1 --set 'seeds=[4]' --resume --retry-failed";
+  EXPECT_NE(r.err.find(hint), std::string::npos) << r.err;
+  std::vector<std::string> again = first;
+  again.insert(again.end(), {"--resume", "--retry-failed"});
+  const auto retried = run_parley(again, dir);
+  EXPECT_EQ(retried.exit_code, 3) << retried.err;  // accepted as the same experiment; the server is still down
+  EXPECT_NE(retried.err.find("1 of 1 debates failed"), std::string::npos) << retried.err;
+}
+
 TEST(Cli, ReportOfMissingRunIsAnError) {
   const auto r = run_parley({"report", "nowhere"}, scratch_dir("report-missing"));
   EXPECT_EQ(r.exit_code, 2);

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "parley/async.h"
@@ -136,6 +138,90 @@ TEST(EventLoop, ManyCoroutinesDoNotOverflowTheStack) {
   for (int i = 0; i < 100000; ++i) loop.spawn(coroutine9());
   loop.run();
   EXPECT_EQ(done, 100000);
+}
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// Sleeps `sleep` and records whether the loop was cancelled when it woke.
+Async<void> sleeper(EventLoop& loop, Clock::duration sleep, std::vector<bool>& woke_cancelled) {
+  co_await loop.sleep_for(sleep);
+  woke_cancelled.push_back(loop.cancelled());
+}
+
+TEST(EventLoop, CancelFiresPendingTimersNowAndLaterSleepsAtOnce) {
+  EventLoop loop;
+  std::vector<bool> woke_cancelled;
+  auto long_sleeper = [&]() -> Async<void> {
+    co_await sleeper(loop, std::chrono::hours(1), woke_cancelled);
+    co_await sleeper(loop, std::chrono::hours(1), woke_cancelled);  // after the cancel
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(milliseconds(20));
+    EXPECT_FALSE(loop.cancelled());
+    loop.cancel();
+    loop.cancel();  // idempotent
+  };
+  loop.spawn(long_sleeper());
+  loop.spawn(canceller());
+  const auto started = Clock::now();
+  loop.run();
+  EXPECT_LT(Clock::now() - started, milliseconds(1000));
+  EXPECT_EQ(woke_cancelled, (std::vector<bool>{true, true}));
+  EXPECT_TRUE(loop.cancelled());
+}
+
+// A stop flag set from another thread (as a signal handler would) while the loop sleeps on a
+// timer: the loop notices it within its check interval, not when the timer is due.
+TEST(EventLoop, CancelWhenNoticesAFlagSetWhileTheLoopWaits) {
+  EventLoop loop;
+  std::atomic<bool> stop{false};
+  loop.cancel_when(&stop);
+  EXPECT_FALSE(loop.cancelled());
+  std::vector<bool> woke_cancelled;
+  auto long_sleeper = [&]() -> Async<void> { co_await sleeper(loop, std::chrono::hours(1), woke_cancelled); };
+  loop.spawn(long_sleeper());
+  std::thread signaller([&stop] {
+    std::this_thread::sleep_for(milliseconds(100));
+    stop = true;
+  });
+  const auto started = Clock::now();
+  loop.run();
+  signaller.join();
+  const auto waited = Clock::now() - started;
+  EXPECT_GE(waited, milliseconds(100));
+  EXPECT_LT(waited, milliseconds(100) + 10 * EventLoop::kStopCheckInterval);
+  EXPECT_EQ(woke_cancelled, std::vector<bool>{true});
+}
+
+// Coroutines that only yield never leave the loop idle; the flag is still seen.
+TEST(EventLoop, CancelWhenNoticesAFlagWhileCoroutinesKeepTheLoopBusy) {
+  EventLoop loop;
+  std::atomic<bool> stop{false};
+  loop.cancel_when(&stop);
+  long turns = 0;
+  auto spinner = [&]() -> Async<void> {
+    while (!loop.cancelled()) {
+      ++turns;
+      co_await loop.yield();
+    }
+  };
+  loop.spawn(spinner());
+  std::thread signaller([&stop] {
+    std::this_thread::sleep_for(milliseconds(50));
+    stop = true;
+  });
+  loop.run();
+  signaller.join();
+  EXPECT_TRUE(loop.cancelled());
+  EXPECT_GT(turns, 0);
+}
+
+TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
+  EventLoop loop;
+  std::atomic<bool> stop{true};
+  loop.cancel_when(&stop);
+  EXPECT_TRUE(loop.cancelled());
 }
 
 }  // namespace

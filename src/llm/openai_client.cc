@@ -105,6 +105,8 @@ class OpenAiClient final : public LlmClient {
         return CallError{CallErrorKind::kTimeout, 0, redact(response.failure_message)};
       case HttpResponse::Failure::kConnection:
         return CallError{CallErrorKind::kConnection, 0, redact(response.failure_message)};
+      case HttpResponse::Failure::kCancelled:
+        return CallError{CallErrorKind::kCancelled, 0, response.failure_message};
       case HttpResponse::Failure::kNone:
         break;
     }

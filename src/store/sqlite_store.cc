@@ -118,6 +118,10 @@ class SqliteStore final : public Store {
   }
 
   Result<Ok> put(const Transcript& t) override {
+    if (t.status == DebateStatus::kCancelled) {
+      return Error{fmt::format("{}: debate ({}, {}, seed {}) was cut short by a stop and is not a result", path_,
+                               t.task_id, t.protocol, t.seed)};
+    }
     if (!in_transaction_) {
       if (auto ok = exec("BEGIN IMMEDIATE"); !ok) return ok;
       in_transaction_ = true;

@@ -1,6 +1,7 @@
 #include "integration/cli_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace parley::testing {
 
@@ -32,9 +34,9 @@ std::string read_file(const std::filesystem::path& path) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
-CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
-  const auto out_path = cwd / ".stdout";
-  const auto err_path = cwd / ".stderr";
+pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, const std::string& name) {
+  const auto out_path = cwd / (name + ".stdout");
+  const auto err_path = cwd / (name + ".stderr");
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(cwd.c_str()) != 0) ::_exit(127);
@@ -52,12 +54,34 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+namespace {
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+}  // namespace
+
+std::optional<int> wait_parley(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return exit_code_of(status);
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return std::nullopt;
+}
+
+CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  const pid_t pid = start_parley(args, cwd, "");
   int status = 0;
   ::waitpid(pid, &status, 0);
   CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_file(out_path);
-  result.err = read_file(err_path);
+  result.exit_code = exit_code_of(status);
+  result.out = read_file(cwd / ".stdout");
+  result.err = read_file(cwd / ".stderr");
   return result;
 }
 

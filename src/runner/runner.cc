@@ -12,6 +12,7 @@
 #include "parley/store.h"
 #include "parley/version.h"
 #include "runner/backends.h"
+#include "runner/run_lock.h"
 
 namespace parley {
 namespace {
@@ -111,6 +112,9 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create output directory: {}", options.out_dir.string(), ec.message())};
+  // Held until the exports are written: a second writer would interleave with this one.
+  auto lock = RunLock::acquire(options.out_dir);
+  if (!lock) return lock.error();
   auto opened = Store::open(options.out_dir / "results.sqlite");
   if (!opened) return opened.error();
   Store& store = **opened;

@@ -1,10 +1,12 @@
 // Stopping a run and sharing a run directory, against the real binary: SIGINT and SIGTERM
 // cancel the calls in flight (simulated, HTTP, retry back-off) and exit 130 at once, keeping
-// only finished debates; a second signal exits even while the process is blocked.
+// only finished debates; a second signal exits even while the process is blocked; a second
+// run on the same directory is refused while readers keep working.
 #include <gtest/gtest.h>
 
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <chrono>
@@ -58,6 +60,14 @@ std::map<std::pair<std::string, std::string>, int> stored(const std::filesystem:
 std::size_t lines_of(const std::filesystem::path& path) {
   const std::string text = read_file(path);
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+bool execute(const std::filesystem::path& db, const char* sql) {
+  sqlite3* handle = nullptr;
+  const bool done = sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+                    sqlite3_exec(handle, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(handle);
+  return done;
 }
 
 // Sends `signal` and returns the exit code if the process ends within `limit`.
@@ -190,6 +200,52 @@ TEST(Stop, ASecondSignalExitsAtOnceEvenWhileTheRunIsBlocked) {
   EXPECT_EQ(stored(dir / "out/results.sqlite"), before);
   const auto report = run_parley({"report", "out"}, dir);
   EXPECT_EQ(report.exit_code, 0) << report.err;
+}
+
+TEST(RunLock, ASecondRunOnTheDirectoryIsRefusedWhileReadersWork) {
+  const auto dir = scratch_dir("lock");
+  write_file(dir / "exp.yaml", simulator_experiment());
+  // A store holding the ten fast debates, as a killed run leaves it.
+  const auto complete = run_parley({"run", "exp.yaml", "--out", "out", "--set", "models.1.delay_ms=0"}, dir);
+  ASSERT_EQ(complete.exit_code, 0) << complete.err;
+  ASSERT_TRUE(execute(dir / "out/results.sqlite", "DELETE FROM debates WHERE protocol = 'debate'"));
+  const auto report_before = run_parley({"report", "out", "--json"}, dir);
+  ASSERT_EQ(report_before.exit_code, 0) << report_before.err;
+  const std::vector<std::string> compare_args = {"compare", "out", "--pairs", "self_consistency:single", "--json"};
+  const auto compare_before = run_parley(compare_args, dir);
+  ASSERT_EQ(compare_before.exit_code, 0) << compare_before.err;
+
+  // The writer: its debates wait on the slow model.
+  const pid_t writer = start_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir, "writer");
+  // It holds the lock once its id is in the lock file (the first run's id was there before).
+  const std::string writer_pid = std::to_string(writer) + "\n";
+  ASSERT_TRUE(wait_for([&] { return read_file(dir / "out/run.lock") == writer_pid; }, milliseconds(5000)));
+
+  const auto second = run_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir);
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_EQ(second.err, "parley: out is in use by another parley run (process " + std::to_string(writer) +
+                            "); wait for it to end, or choose another --out\n");
+  const auto fresh = run_parley({"run", "exp.yaml", "--out", "out"}, dir);  // without --resume: the same
+  EXPECT_EQ(fresh.exit_code, 2);
+  EXPECT_NE(fresh.err.find("is in use by another parley run"), std::string::npos) << fresh.err;
+
+  // Readers are not writers: they read what is stored while the run goes on.
+  const auto report = run_parley({"report", "out", "--json"}, dir);
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.out, report_before.out);
+  const auto compare = run_parley(compare_args, dir);
+  EXPECT_EQ(compare.exit_code, 0) << compare.err;
+  EXPECT_EQ(compare.out, compare_before.out);
+
+  // The writer was untouched: it still runs, and stops as any run does.
+  EXPECT_EQ(::waitpid(writer, nullptr, WNOHANG), 0);
+  EXPECT_EQ(signal_and_wait(writer, SIGINT, kPrompt), std::optional<int>(130));
+  const std::string writer_err = read_file(dir / "writer.stderr");
+  EXPECT_NE(writer_err.find("parley: stopped: 10 debates are stored; 5 cut short"), std::string::npos) << writer_err;
+
+  // The lock died with its process: the directory takes a writer again.
+  const auto after = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--set", "models.1.delay_ms=0"}, dir);
+  EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 
 }  // namespace

@@ -17,7 +17,6 @@ void EventLoop::post_at(Clock::time_point when, std::coroutine_handle<> h) {
 }
 
 void EventLoop::cancel() {
-  if (cancelled_) return;
   cancelled_ = true;
   for (; !timers_.empty(); timers_.pop()) ready_.push_back(timers_.top().handle);
   if (io_ != nullptr) io_->cancel();

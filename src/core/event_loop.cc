@@ -61,8 +61,7 @@ void EventLoop::run() {
     // Nothing runnable: wait for I/O or the next timer.
     check_stop();
     if (!ready_.empty()) continue;  // cancel() made timers and transfers ready
-    milliseconds wait(1000);
-    if (stop_ != nullptr && !cancelled_) wait = kStopCheckInterval;
+    milliseconds wait = kStopCheckInterval;  // the longest wait, so that a stop flag is seen promptly
     if (!timers_.empty()) {
       auto until = std::chrono::ceil<milliseconds>(timers_.top().when - now);
       wait = std::min(wait, std::max(until, milliseconds(0)));

@@ -217,6 +217,30 @@ TEST(EventLoop, CancelWhenNoticesAFlagWhileCoroutinesKeepTheLoopBusy) {
   EXPECT_GT(turns, 0);
 }
 
+// Equal deadlines resume in the order they were set, also when a cancel fires them all.
+TEST(EventLoop, TimersWithEqualDeadlinesResumeInTheOrderTheyWereSet) {
+  for (const bool cancel : {false, true}) {
+    EventLoop loop;
+    const auto when = Clock::now() + (cancel ? std::chrono::hours(1) : std::chrono::hours(0));
+    std::vector<int> order;
+    auto at = [&](int id) -> Async<void> {
+      struct Awaiter {
+        EventLoop* loop;
+        Clock::time_point when;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h) { loop->post_at(when, h); }
+        void await_resume() const noexcept {}
+      };
+      co_await Awaiter{&loop, when};
+      order.push_back(id);
+    };
+    for (int id = 1; id <= 4; ++id) loop.spawn(at(id));
+    if (cancel) loop.cancel();
+    loop.run();
+    EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4})) << "cancel " << cancel;
+  }
+}
+
 TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
   EventLoop loop;
   std::atomic<bool> stop{true};

@@ -169,7 +169,9 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
 
   ChatRequest request = question();
   request.sampling.seed = 7;
+  const auto started = Clock::now();
   const ChatResponse response = ok(harness.run_one(*client, request));
+  const double waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   EXPECT_EQ(response.text, "Answer: B");
   EXPECT_EQ(response.finish_reason, "stop");
   EXPECT_EQ(response.usage.prompt_tokens, 10);
@@ -179,6 +181,7 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
   EXPECT_FALSE(response.logprobs.has_value());
   EXPECT_EQ(response.attempts, 1);
   EXPECT_GT(response.latency_ms, 0.0);
+  EXPECT_LE(response.latency_ms, waited_ms);  // measured from the start of the transfer
 
   auto requests = recorder->requests();
   ASSERT_EQ(requests.size(), 1u);

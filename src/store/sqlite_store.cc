@@ -142,7 +142,7 @@ class SqliteStore final : public Store {
     s.bind(8, t.calls());
     s.bind(9, transcript_to_json(t));
     const int rc = s.step();
-    if (rc == SQLITE_CONSTRAINT) {
+    if (rc == SQLITE_CONSTRAINT && sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY) {
       return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
     }
     if (rc != SQLITE_DONE) return failure("insert debate");

@@ -202,6 +202,25 @@ TEST(Stop, ASecondSignalExitsAtOnceEvenWhileTheRunIsBlocked) {
   EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
+// A store that refuses a write ends the run: the debates still in flight are cancelled at
+// once, not awaited (here they would take ten minutes a call).
+TEST(Stop, AStoreWriteErrorCancelsTheDebatesInFlight) {
+  const auto dir = scratch_dir("stop-store-error");
+  write_file(dir / "exp.yaml", simulator_experiment());
+  const auto complete = run_parley({"run", "exp.yaml", "--out", "out", "--set", "models.1.delay_ms=0"}, dir);
+  ASSERT_EQ(complete.exit_code, 0) << complete.err;
+  ASSERT_TRUE(execute(dir / "out/results.sqlite",
+                      "DELETE FROM debates; CREATE TRIGGER refuse BEFORE INSERT ON debates WHEN NEW.protocol = "
+                      "'single' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;"));
+  const pid_t pid = start_parley({"run", "exp.yaml", "--out", "out", "--resume", "--quiet"}, dir, "run");
+  const auto exit_code = wait_parley(pid, std::chrono::seconds(20));
+  ASSERT_TRUE(exit_code.has_value()) << "the run went on after its store failed";
+  EXPECT_EQ(*exit_code, 1);
+  const std::string err = read_file(dir / "run.stderr");
+  EXPECT_NE(err.find("disk on fire"), std::string::npos) << err;
+  EXPECT_NE(err.find("parley: continue with: parley run exp.yaml --out out --resume\n"), std::string::npos) << err;
+}
+
 TEST(RunLock, ASecondRunOnTheDirectoryIsRefusedWhileReadersWork) {
   const auto dir = scratch_dir("lock");
   write_file(dir / "exp.yaml", simulator_experiment());

@@ -3,13 +3,14 @@
 // A protocol is a coroutine returning Async<T>; it co_awaits LLM calls (which suspend until
 // the HTTP transport or the simulator completes them) and when_all(...) for parallel turns.
 // Everything here is used from the one orchestration thread that calls EventLoop::run();
-// nothing is thread-safe. Async<T> is lazy: it starts when awaited (or spawned) and is
+// nothing is thread-safe but the stop flag given to cancel_when. Async<T> is lazy: it starts when awaited (or spawned) and is
 // awaited at most once. A capturing lambda coroutine reads its captures through the closure,
 // so the closure must outlive the coroutine: bind it to a named variable that lives until
 // run() returns — never spawn `[&]() -> Async<void> {...}()` on a temporary. And pass named
 // values, not prvalue aggregates (`f(Info{})`), to coroutine parameters: g++ 12 copies such a
 // prvalue into the frame bitwise, corrupting its strings (seen under ASan).
 
+#include <atomic>
 #include <chrono>
 #include <coroutine>
 #include <cstddef>
@@ -132,6 +133,9 @@ class IoDriver {
   virtual ~IoDriver() = default;
   virtual bool busy() const = 0;  // transfers in flight
   virtual void poll(std::chrono::milliseconds max_wait) = 0;
+  // Completes every transfer in flight as cancelled (resuming their coroutines via post);
+  // called by EventLoop::cancel, after which the driver starts no new transfer.
+  virtual void cancel() = 0;
 };
 
 class EventLoop {
@@ -177,6 +181,17 @@ class EventLoop {
   // At most one I/O driver (the HTTP transport); not owned.
   void set_io(IoDriver* io) { io_ = io; }
 
+  // Cancellation, for stopping a run: pending timers fire now and later ones at once, the I/O
+  // driver completes its transfers as cancelled, and code that awaited them checks cancelled()
+  // when resumed (an LLM call then ends with a kCancelled error). Irreversible.
+  void cancel();
+  bool cancelled() const { return cancelled_; }
+  // cancel() once `*stop` is true. `stop` may be set from another thread or a signal handler:
+  // run() checks it between coroutines and at least every kStopCheckInterval while it waits.
+  // It must outlive run().
+  void cancel_when(const std::atomic<bool>* stop);
+  static constexpr std::chrono::milliseconds kStopCheckInterval{50};
+
   // Runs until no coroutine is ready, no timer is pending, no I/O is in flight and every
   // spawned coroutine has finished.
   void run();
@@ -185,6 +200,9 @@ class EventLoop {
 
  private:
   detail::Detached drive(Async<void> task);
+  void check_stop() {
+    if (stop_ != nullptr && !cancelled_ && stop_->load(std::memory_order_relaxed)) cancel();
+  }
 
   struct Timer {
     Clock::time_point when;
@@ -196,6 +214,8 @@ class EventLoop {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t timer_order_ = 0;
   IoDriver* io_ = nullptr;
+  const std::atomic<bool>* stop_ = nullptr;
+  bool cancelled_ = false;
   std::size_t alive_ = 0;
   std::exception_ptr failure_;
 };

@@ -47,14 +47,16 @@ struct HttpResponse {
   std::string body;
   std::optional<double> retry_after_s;     // from a Retry-After header (seconds form)
   double elapsed_ms = 0.0;
-  // Transport-level failure (no complete response): timeout, connection error, or a body
-  // longer than max_response_bytes (the transfer is stopped there; body is then empty).
-  enum class Failure { kNone, kTimeout, kConnection, kTooLarge } failure = Failure::kNone;
+  // Transport-level failure (no complete response): timeout, connection error, a body longer
+  // than max_response_bytes (the transfer is stopped there; body is then empty), or the loop
+  // was cancelled (EventLoop::cancel) before the response was complete.
+  enum class Failure { kNone, kTimeout, kConnection, kTooLarge, kCancelled } failure = Failure::kNone;
   std::string failure_message;
 };
 
 // Runs HTTP POSTs concurrently on the event loop (libcurl multi, keep-alive pooling).
-// Owned by the caller; must outlive every client using it.
+// Owned by the caller; must outlive every client using it. Once the loop is cancelled, every
+// transfer in flight and every later post() ends at once with Failure::kCancelled.
 class HttpTransport : public IoDriver {
  public:
   virtual Async<HttpResponse> post(HttpRequest request) = 0;

@@ -24,6 +24,7 @@ struct RunProgress {
   std::int64_t total = 0;    // units to run in this process
   std::int64_t skipped = 0;  // units found finished in the store (resume)
   std::int64_t failed = 0;
+  std::int64_t cancelled = 0;  // units cut short by a stop: not stored, a resume runs them
 };
 
 struct RunOptions {
@@ -62,9 +63,10 @@ Result<StoredRun> read_run(const std::filesystem::path& run_dir);
 // Rebuilds summary.json-equivalent data from a run directory's store.
 Result<Summary> summarize_run(const std::filesystem::path& run_dir);
 
-// Asks a running experiment to stop starting new debates; in-flight debates finish and are
-// stored. Async-signal-safe (sets an atomic flag).
+// Stops a running experiment within about EventLoop::kStopCheckInterval: no new debate starts,
+// calls in flight are cancelled, and the debates they cut short are not stored (a resume runs
+// them); debates that finished are stored and exported. Async-signal-safe (sets an atomic
+// flag), for SIGINT/SIGTERM handlers; once set it stays set for the process.
 void request_stop();
-bool stop_requested();
 
 }  // namespace parley

@@ -36,7 +36,8 @@ class Store {
   virtual Result<Ok> set_meta(const std::string& key, const std::string& value) = 0;
   virtual std::optional<std::string> meta(const std::string& key) = 0;
 
-  // Adds a finished debate. A unit already stored is an Error (the runner never runs one twice).
+  // Adds a finished debate. A unit already stored is an Error (the runner never runs one twice),
+  // and so is a cancelled debate (cut short by a stop: it is not a result).
   virtual Result<Ok> put(const Transcript& transcript) = 0;
   // Makes every put() so far durable.
   virtual Result<Ok> flush() = 0;

@@ -59,8 +59,11 @@ struct EventRecord {
   std::string detail;  // short human-readable description, or compact JSON
 };
 
-enum class DebateStatus { kCompleted, kBudget, kFailed };
-const char* debate_status_name(DebateStatus status);  // "completed" | "budget" | "failed"
+// kCancelled: cut short because the run was stopped (a call ended kCancelled). Not a result:
+// such a debate is never stored, and a resume runs it again.
+enum class DebateStatus { kCompleted, kBudget, kFailed, kCancelled };
+const char* debate_status_name(DebateStatus status);  // "completed" | "budget" | "failed" | "cancelled"
+// The stored statuses only: "cancelled" is not one.
 std::optional<DebateStatus> parse_debate_status(std::string_view name);
 
 struct Transcript {

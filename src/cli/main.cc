@@ -1,7 +1,9 @@
 // parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et. Uses only the public API in include/parley/.
-// Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 130 interrupted.
+// Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
+// 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -28,11 +30,34 @@ constexpr int kExitUsage = 2;
 constexpr int kExitDebatesFailed = 3;  // the run finished, but some debates ended `failed`
 constexpr int kExitInterrupted = 130;
 
-std::atomic<int> g_interrupts{0};  // lock-free, so safe in a signal handler
+std::atomic<int> g_stop_signals{0};  // lock-free, so safe in a signal handler
 
-void on_sigint(int) {
-  if (++g_interrupts >= 2) _exit(kExitInterrupted);  // second Ctrl-C: stop now; the store stays consistent
+// Writes a literal to stderr from a signal handler (write(2) is async-signal-safe).
+template <std::size_t N>
+void signal_safe_say(const char (&text)[N]) {
+  const ssize_t written = ::write(STDERR_FILENO, text, N - 1);
+  (void)written;  // nothing to do about a closed stderr here
+}
+
+// SIGINT and SIGTERM: the first stops the run (calls in flight are cancelled), a second exits
+// at once. Either way the store stays consistent: SQLite commits are atomic.
+void on_stop_signal(int) {
+  const int saved_errno = errno;
+  if (g_stop_signals.fetch_add(1) >= 1) {
+    signal_safe_say("\nparley: stopped at once; debates committed so far are kept\n");
+    _exit(kExitInterrupted);
+  }
+  signal_safe_say("\nparley: stopping: cancelling the calls in flight (Ctrl-C again to quit at once)\n");
   request_stop();
+  errno = saved_errno;
+}
+
+void install_stop_handlers() {
+  struct sigaction action{};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // file and SQLite I/O resume; the event loop polls the stop flag
+  for (int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
 }
 
 std::string default_out_dir(const std::string& experiment) {
@@ -87,16 +112,17 @@ int command_run(const RunArgs& args) {
   ProgressBar bar(!args.quiet);
   options.on_progress = [&bar](const RunProgress& p) { bar.update(p); };
 
-  std::signal(SIGINT, on_sigint);
+  install_stop_handlers();
   auto outcome = run_experiment(*config, options);
   bar.finish();
   if (!outcome) {
     fmt::print(stderr, "parley: {}\n", outcome.error().message);
     return kExitUsage;
   }
+  const std::string resume_hint =
+      fmt::format("parley: continue with: {}\n", resume_command(args, options.out_dir, false));
   if (outcome->failure) {
-    fmt::print(stderr, "parley: {}\nparley: finished debates are kept; continue with: {}\n", outcome->failure->message,
-               resume_command(args, options.out_dir, false));
+    fmt::print(stderr, "parley: {}\nparley: finished debates are kept\n{}", outcome->failure->message, resume_hint);
     return kExitRuntime;
   }
   for (const auto& issue : outcome->dataset_issues) {
@@ -108,7 +134,12 @@ int command_run(const RunArgs& args) {
     debates += p.n;
   }
   const auto exit_code = [&] {
-    if (outcome->interrupted) return kExitInterrupted;
+    if (outcome->interrupted) {
+      const RunProgress& p = outcome->progress;
+      fmt::print(stderr, "parley: stopped: {} debates are stored; {} cut short and {} not started run on --resume\n{}",
+                 p.skipped + p.done, p.cancelled, p.total - p.done - p.cancelled, resume_hint);
+      return kExitInterrupted;
+    }
     if (failed > 0) {
       fmt::print(stderr,
                  "parley: {} of {} debates failed (status failed; each transcript gives its reason); once the cause "
@@ -124,9 +155,6 @@ int command_run(const RunArgs& args) {
       args.retry_failed ? fmt::format(" ({} failed ones again)", outcome->failed_removed) : std::string();
   print_out("\n{} debates run{}, {} resumed from the store; outputs in {}\n", outcome->progress.done, again,
              outcome->progress.skipped, options.out_dir.string());
-  if (outcome->interrupted) {
-    fmt::print(stderr, "parley: interrupted; continue with: {}\n", resume_command(args, options.out_dir, false));
-  }
   return exit_code();
 }
 

@@ -9,7 +9,22 @@ namespace parley {
 EventLoop::~EventLoop() = default;
 
 void EventLoop::post_at(Clock::time_point when, std::coroutine_handle<> h) {
+  if (cancelled_) {
+    post(h);  // nothing waits once cancelled: the sleeper resumes and sees cancelled()
+    return;
+  }
   timers_.push(Timer{when, timer_order_++, h});
+}
+
+void EventLoop::cancel() {
+  cancelled_ = true;
+  for (; !timers_.empty(); timers_.pop()) ready_.push_back(timers_.top().handle);
+  if (io_ != nullptr) io_->cancel();
+}
+
+void EventLoop::cancel_when(const std::atomic<bool>* stop) {
+  stop_ = stop;
+  check_stop();
 }
 
 detail::Detached EventLoop::drive(Async<void> task) {
@@ -30,6 +45,7 @@ void EventLoop::run() {
   using std::chrono::milliseconds;
   for (;;) {
     while (!ready_.empty()) {
+      check_stop();  // a run whose coroutines never wait must still notice a stop
       auto h = ready_.front();
       ready_.pop_front();
       h.resume();
@@ -43,7 +59,9 @@ void EventLoop::run() {
     if (!ready_.empty()) continue;
 
     // Nothing runnable: wait for I/O or the next timer.
-    milliseconds wait(1000);
+    check_stop();
+    if (!ready_.empty()) continue;  // cancel() made timers and transfers ready
+    milliseconds wait = kStopCheckInterval;  // the longest wait, so that a stop flag is seen promptly
     if (!timers_.empty()) {
       auto until = std::chrono::ceil<milliseconds>(timers_.top().when - now);
       wait = std::min(wait, std::max(until, milliseconds(0)));

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "parley/async.h"
@@ -217,6 +219,114 @@ TEST(IssueOrder, AnExceptionIsRethrownInItsTurn) {
   loop.spawn(body());
   loop.run();
   EXPECT_EQ(received, (std::vector<std::string>{"boom", "1"}));
+}
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// Sleeps `sleep` and records whether the loop was cancelled when it woke.
+Async<void> sleeper(EventLoop& loop, Clock::duration sleep, std::vector<bool>& woke_cancelled) {
+  co_await loop.sleep_for(sleep);
+  woke_cancelled.push_back(loop.cancelled());
+}
+
+TEST(EventLoop, CancelFiresPendingTimersNowAndLaterSleepsAtOnce) {
+  EventLoop loop;
+  std::vector<bool> woke_cancelled;
+  auto long_sleeper = [&]() -> Async<void> {
+    co_await sleeper(loop, std::chrono::hours(1), woke_cancelled);
+    co_await sleeper(loop, std::chrono::hours(1), woke_cancelled);  // after the cancel
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(milliseconds(20));
+    EXPECT_FALSE(loop.cancelled());
+    loop.cancel();
+    loop.cancel();  // idempotent
+  };
+  loop.spawn(long_sleeper());
+  loop.spawn(canceller());
+  const auto started = Clock::now();
+  loop.run();
+  EXPECT_LT(Clock::now() - started, milliseconds(1000));
+  EXPECT_EQ(woke_cancelled, (std::vector<bool>{true, true}));
+  EXPECT_TRUE(loop.cancelled());
+}
+
+// A stop flag set from another thread (as a signal handler would) while the loop sleeps on a
+// timer: the loop notices it within its check interval, not when the timer is due.
+TEST(EventLoop, CancelWhenNoticesAFlagSetWhileTheLoopWaits) {
+  EventLoop loop;
+  std::atomic<bool> stop{false};
+  loop.cancel_when(&stop);
+  EXPECT_FALSE(loop.cancelled());
+  std::vector<bool> woke_cancelled;
+  auto long_sleeper = [&]() -> Async<void> { co_await sleeper(loop, std::chrono::hours(1), woke_cancelled); };
+  loop.spawn(long_sleeper());
+  std::thread signaller([&stop] {
+    std::this_thread::sleep_for(milliseconds(100));
+    stop = true;
+  });
+  const auto started = Clock::now();
+  loop.run();
+  signaller.join();
+  const auto waited = Clock::now() - started;
+  EXPECT_GE(waited, milliseconds(100));
+  EXPECT_LT(waited, milliseconds(100) + 10 * EventLoop::kStopCheckInterval);
+  EXPECT_EQ(woke_cancelled, std::vector<bool>{true});
+}
+
+// Coroutines that only yield never leave the loop idle; the flag is still seen.
+TEST(EventLoop, CancelWhenNoticesAFlagWhileCoroutinesKeepTheLoopBusy) {
+  EventLoop loop;
+  std::atomic<bool> stop{false};
+  loop.cancel_when(&stop);
+  long turns = 0;
+  auto spinner = [&]() -> Async<void> {
+    while (!loop.cancelled()) {
+      ++turns;
+      co_await loop.yield();
+    }
+  };
+  loop.spawn(spinner());
+  std::thread signaller([&stop] {
+    std::this_thread::sleep_for(milliseconds(50));
+    stop = true;
+  });
+  loop.run();
+  signaller.join();
+  EXPECT_TRUE(loop.cancelled());
+  EXPECT_GT(turns, 0);
+}
+
+// Equal deadlines resume in the order they were set, also when a cancel fires them all.
+TEST(EventLoop, TimersWithEqualDeadlinesResumeInTheOrderTheyWereSet) {
+  for (const bool cancel : {false, true}) {
+    EventLoop loop;
+    const auto when = Clock::now() + (cancel ? std::chrono::hours(1) : std::chrono::hours(0));
+    std::vector<int> order;
+    auto at = [&](int id) -> Async<void> {
+      struct Awaiter {
+        EventLoop* loop;
+        Clock::time_point when;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h) { loop->post_at(when, h); }
+        void await_resume() const noexcept {}
+      };
+      co_await Awaiter{&loop, when};
+      order.push_back(id);
+    };
+    for (int id = 1; id <= 4; ++id) loop.spawn(at(id));
+    if (cancel) loop.cancel();
+    loop.run();
+    EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4})) << "cancel " << cancel;
+  }
+}
+
+TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
+  EventLoop loop;
+  std::atomic<bool> stop{true};
+  loop.cancel_when(&stop);
+  EXPECT_TRUE(loop.cancelled());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ const char* debate_status_name(DebateStatus status) {
     case DebateStatus::kCompleted: return "completed";
     case DebateStatus::kBudget: return "budget";
     case DebateStatus::kFailed: return "failed";
+    case DebateStatus::kCancelled: return "cancelled";
   }
   return "failed";
 }

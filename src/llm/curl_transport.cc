@@ -198,15 +198,18 @@ class CurlTransport final : public HttpTransport {
     }
   }
 
-  // The coroutine frame holding `transfer` is being destroyed while curl still has it.
-  void abandon(Transfer& transfer) {
-    curl_multi_remove_handle(transfer.shard->multi, transfer.easy);
-    release_easy(transfer.easy);
-    --transfer.shard->in_flight;
-    transfer.easy = nullptr;
-    transfer.shard = nullptr;
-    active_.erase(&transfer);
+  void cancel() override {
+    // Copied: detach() erases from active_.
+    const std::vector<Transfer*> cancelled(active_.begin(), active_.end());
+    for (Transfer* transfer : cancelled) {
+      detach(*transfer);
+      transfer->response = cancelled_response(transfer->started);
+      loop_.post(transfer->waiter);
+    }
   }
+
+  // The coroutine frame holding `transfer` is being destroyed while curl still has it.
+  void abandon(Transfer& transfer) { detach(transfer); }
 
  private:
   struct Start {
@@ -243,9 +246,31 @@ class CurlTransport final : public HttpTransport {
     return *best;
   }
 
+  static HttpResponse cancelled_response(Clock::time_point started) {
+    HttpResponse response;
+    response.failure = HttpResponse::Failure::kCancelled;
+    response.failure_message = "the run was stopped";
+    response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+    return response;
+  }
+
+  // Takes the transfer back from curl, its easy handle returned to the pool.
+  void detach(Transfer& transfer) {
+    curl_multi_remove_handle(transfer.shard->multi, transfer.easy);
+    release_easy(transfer.easy);
+    --transfer.shard->in_flight;
+    transfer.easy = nullptr;
+    transfer.shard = nullptr;
+    active_.erase(&transfer);
+  }
+
   // Hands the transfer to curl; false (with response.failure set) when that is impossible.
   bool start(Transfer& transfer) {
     transfer.started = Clock::now();
+    if (loop_.cancelled()) {
+      transfer.response = cancelled_response(transfer.started);
+      return false;  // the awaiting coroutine continues at once
+    }
     CURL* easy = acquire_easy();
     if (easy == nullptr) return fail_to_start(transfer, "curl_easy_init failed");
     const HttpRequest& request = transfer.request;
@@ -330,12 +355,7 @@ class CurlTransport final : public HttpTransport {
                                                     : std::string(curl_easy_strerror(result)) + ": " + detail;
         }
       }
-      curl_multi_remove_handle(shard.multi, easy);
-      release_easy(easy);
-      --shard.in_flight;
-      transfer->easy = nullptr;
-      transfer->shard = nullptr;
-      active_.erase(transfer);
+      detach(*transfer);
       loop_.post(transfer->waiter);
     }
   }

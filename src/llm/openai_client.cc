@@ -119,6 +119,8 @@ class OpenAiClient final : public LlmClient {
         return CallError{CallErrorKind::kConnection, 0, redactor_.redact(response.failure_message)};
       case HttpResponse::Failure::kTooLarge:
         return CallError{CallErrorKind::kTooLarge, 0, response.failure_message};
+      case HttpResponse::Failure::kCancelled:
+        return CallError{CallErrorKind::kCancelled, 0, response.failure_message};
       case HttpResponse::Failure::kNone:
         break;
     }

@@ -98,6 +98,7 @@ class Harness {
  public:
   Harness() : transport_(make_curl_transport(loop_)) { loop_.set_io(transport_.get()); }
   ~Harness() { loop_.set_io(nullptr); }
+  EventLoop& loop() { return loop_; }
 
   std::unique_ptr<LlmClient> client(EndpointOptions options) {
     return make_openai_client(loop_, *transport_, std::move(options));
@@ -181,7 +182,9 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
 
   ChatRequest request = question();
   request.sampling.seed = 7;
+  const auto started = Clock::now();
   const ChatResponse response = ok(harness.run_one(*client, request));
+  const double waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   EXPECT_EQ(response.text, "Answer: B");
   EXPECT_EQ(response.finish_reason, "stop");
   EXPECT_EQ(response.usage.prompt_tokens, 10);
@@ -191,6 +194,7 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
   EXPECT_FALSE(response.logprobs.has_value());
   EXPECT_EQ(response.attempts, 1);
   EXPECT_GT(response.latency_ms, 0.0);
+  EXPECT_LE(response.latency_ms, waited_ms);  // measured from the start of the transfer
 
   auto requests = recorder->requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -504,6 +508,42 @@ TEST(OpenAiClient, SlowServerTimesOutAfterRetries) {
   EXPECT_EQ(recorder->requests().size(), 3u);
   EXPECT_GE(Clock::now() - started, std::chrono::milliseconds(900));
   EXPECT_EQ(error.message.find('\n'), std::string::npos);
+}
+
+// A cancel ends every call at once whatever it waits on: a transfer in flight, a back-off
+// before a retry, a permit. Nothing is retried after it and no new request is sent.
+TEST(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse slow = ok_reply(answer_spec());
+  slow.delay_ms = 60000;
+  FakeOpenAiServer server(scripted(recorder, {slow, status_reply(429, 60), slow}));
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.max_concurrency = 2;
+  options.timeout_s = 120.0;
+  auto client = harness.client(options);
+  std::vector<std::optional<ChatResult>> results(4);
+  auto one = [&](std::size_t i) -> Async<void> { results[i] = co_await client->chat(question("q" + std::to_string(i))); };
+  auto canceller = [&]() -> Async<void> {
+    // Requests 0 and 2 are in flight, 1 backs off for a minute, 3 waits for a permit.
+    while (recorder->requests().size() < 3) co_await harness.loop().sleep_for(std::chrono::milliseconds(5));
+    co_await harness.loop().sleep_for(std::chrono::milliseconds(50));
+    harness.loop().cancel();
+  };
+  for (std::size_t i = 0; i < results.size(); ++i) harness.loop().spawn(one(i));
+  harness.loop().spawn(canceller());
+  const auto started = Clock::now();
+  harness.loop().run();
+  EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(5000));
+  EXPECT_EQ(recorder->requests().size(), 3u);
+  const std::vector<int> attempts = {1, 2, 1, 1};  // the back-off's retry never started
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ASSERT_TRUE(results[i].has_value());
+    const CallError error = failed(*results[i]);
+    EXPECT_EQ(error.kind, CallErrorKind::kCancelled) << i << ": " << error.message;
+    EXPECT_EQ(error.message, "the run was stopped");
+    EXPECT_EQ(error.attempts, attempts[i]) << i;
+  }
 }
 
 TEST(OpenAiClient, ResetMidBodyIsRetried) {

@@ -123,6 +123,7 @@ class SimulatorClient final : public LlmClient {
   Async<ChatResult> chat(ChatRequest request) override {
     ChatResponse response = sim::simulate_reply(*params_, profile_, request);
     co_await pause();
+    if (loop_.cancelled()) co_return cancelled();
     response.latency_ms = delay_ms_;
     co_return ChatResult(std::move(response));
   }
@@ -134,6 +135,7 @@ class SimulatorClient final : public LlmClient {
       response.usage.prompt_tokens += estimate_tokens(text);
     }
     co_await pause();
+    if (loop_.cancelled()) co_return cancelled();
     response.latency_ms = delay_ms_;
     co_return EmbeddingResult(std::move(response));
   }
@@ -141,7 +143,11 @@ class SimulatorClient final : public LlmClient {
   bool simulated() const override { return true; }
 
  private:
+  // A call in flight when the loop is cancelled ends as a server's call would.
+  static CallError cancelled() { return CallError{CallErrorKind::kCancelled, 0, "the run was stopped"}; }
+
   // Replies complete after the configured delay, or on a later turn of the loop: never inline.
+  // A cancelled loop ends the delay at once.
   Async<void> pause() {
     if (delay_ms_ > 0.0) {
       co_await loop_.sleep_for(

@@ -105,6 +105,37 @@ TEST(SimulatorTest, DelayIsRealTimeOnTheLoop) {
   EXPECT_DOUBLE_EQ(replies[0].latency_ms, 20.0);
 }
 
+// A cancelled loop ends a delayed call at once, as a cancelled HTTP call ends.
+TEST(SimulatorTest, CancelEndsDelayedChatsAndEmbeddingsWithACancelledError) {
+  EventLoop loop;
+  auto made = make_simulator_client(loop, default_simulator_params(), "default", 3.6e6);  // an hour
+  ASSERT_TRUE(made.ok());
+  LlmClient& client = **made;
+  std::optional<ChatResult> chat;
+  std::optional<EmbeddingResult> embedding;
+  auto ask = [&]() -> Async<void> { chat = co_await client.chat(request_for(choice_task(1), "a1")); };
+  auto embed = [&]() -> Async<void> {
+    EmbeddingRequest request;
+    request.inputs = {"Answer: A"};
+    embedding = co_await client.embed(request);
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::milliseconds(20));
+    loop.cancel();
+  };
+  loop.spawn(ask());
+  loop.spawn(embed());
+  loop.spawn(canceller());
+  const auto started = std::chrono::steady_clock::now();
+  loop.run();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  ASSERT_TRUE(chat && std::holds_alternative<CallError>(*chat));
+  EXPECT_EQ(std::get<CallError>(*chat).kind, CallErrorKind::kCancelled);
+  EXPECT_EQ(std::get<CallError>(*chat).message, "the run was stopped");
+  ASSERT_TRUE(embedding && std::holds_alternative<CallError>(*embedding));
+  EXPECT_EQ(std::get<CallError>(*embedding).kind, CallErrorKind::kCancelled);
+}
+
 std::shared_ptr<const Task> number_task(int index) {
   auto task = std::make_shared<Task>();
   task->id = "number-" + std::to_string(index);

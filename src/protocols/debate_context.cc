@@ -129,7 +129,7 @@ void Debate::fail_call(std::size_t slot, MessageRecord record, const CallError& 
   record.error = fmt::format("{}: {}", call_error_kind_name(error.kind), error.message);
   const std::string reason = fmt::format("{} failed after {} attempt(s): {}", what, error.attempts, *record.error);
   transcript_.messages[slot] = std::move(record);
-  throw DebateHalt{DebateStatus::kFailed, reason};
+  throw DebateHalt{error.kind == CallErrorKind::kCancelled ? DebateStatus::kCancelled : DebateStatus::kFailed, reason};
 }
 
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,

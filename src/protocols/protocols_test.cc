@@ -348,6 +348,21 @@ TEST(Failure, FailedCallEndsTheDebateWithAReason) {
   EXPECT_TRUE(recorded);
 }
 
+// A call cancelled because the run was stopped cuts the debate short: status kCancelled (never
+// stored), not a failure of the debate.
+TEST(Failure, CancelledCallCutsTheDebateShort) {
+  Harness h(
+      [](const ChatRequest& r) -> std::variant<std::string, CallError> {
+        if (r.note.round == 1) return CallError{CallErrorKind::kCancelled, 0, "the run was stopped", 1};
+        return reply("B");
+      },
+      3);
+  const Transcript t = h.run("debate");
+  EXPECT_EQ(t.status, DebateStatus::kCancelled);
+  EXPECT_NE(t.status_reason.find("cancelled: the run was stopped"), std::string::npos) << t.status_reason;
+  EXPECT_FALSE(t.final_answer.has_value());
+}
+
 TEST(Registry, NamesAreUniqueAndDefaultsAreWithinBounds) {
   std::set<std::string> names;
   for (const auto& info : protocol_registry()) {

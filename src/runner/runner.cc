@@ -15,6 +15,7 @@
 #include "parley/version.h"
 #include "core/files.h"
 #include "runner/backends.h"
+#include "runner/run_lock.h"
 
 namespace parley {
 namespace {
@@ -144,7 +145,6 @@ Result<Ok> check_store_matches(Store& store, const std::string& fingerprint, con
 }  // namespace
 
 void request_stop() { g_stop.store(true); }
-bool stop_requested() { return g_stop.load(); }
 
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options) {
   RunOutcome outcome;
@@ -163,6 +163,9 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create output directory: {}", options.out_dir.string(), ec.message())};
+  // Held until the exports are written: a second writer would interleave with this one.
+  auto lock = RunLock::acquire(options.out_dir);
+  if (!lock) return lock.error();
   auto opened = Store::open(options.out_dir / "results.sqlite");
   if (!opened) return opened.error();
   Store& store = **opened;
@@ -208,10 +211,12 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   }
   outcome.progress.total = static_cast<std::int64_t>(units.size());
 
+  // A stop request cancels the calls in flight; the debates they cut short are not stored.
+  loop.cancel_when(&g_stop);
   std::size_t next = 0;
   std::optional<Error> store_error;
   auto worker = [&]() -> Async<void> {
-    while (next < units.size() && !g_stop.load() && !store_error) {
+    while (next < units.size() && !loop.cancelled() && !store_error) {
       const Unit& unit = units[next++];
       DebateSetup setup;
       setup.loop = &loop;
@@ -227,10 +232,15 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.best_of = unit.protocol->config->best_of;
       setup.embedder = unit.protocol->embedder;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
+      if (transcript.status == DebateStatus::kCancelled) {
+        ++outcome.progress.cancelled;
+        continue;
+      }
       add_debate_metrics(transcript, {.u_intra_lambda = config.metrics.u_intra_lambda,
                                       .answer_type = unit.task->answer_type});
       if (auto ok = store.put(transcript); !ok) {
         store_error = ok.error();
+        loop.cancel();  // nothing more can be stored: end the other debates now
         co_return;
       }
       ++outcome.progress.done;

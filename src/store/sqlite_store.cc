@@ -118,6 +118,10 @@ class SqliteStore final : public Store {
   }
 
   Result<Ok> put(const Transcript& t) override {
+    if (t.status == DebateStatus::kCancelled) {
+      return Error{fmt::format("{}: debate ({}, {}, seed {}) was cut short by a stop and is not a result", path_,
+                               t.task_id, t.protocol, t.seed)};
+    }
     if (!in_transaction_) {
       if (auto ok = exec("BEGIN IMMEDIATE"); !ok) return ok;
       in_transaction_ = true;
@@ -138,7 +142,7 @@ class SqliteStore final : public Store {
     s.bind(8, t.calls());
     s.bind(9, transcript_to_json(t));
     const int rc = s.step();
-    if (rc == SQLITE_CONSTRAINT) {
+    if (rc == SQLITE_CONSTRAINT && sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY) {
       return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
     }
     if (rc != SQLITE_DONE) return failure("insert debate");

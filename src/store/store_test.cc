@@ -107,6 +107,21 @@ TEST_F(StoreTest, DuplicateUnitIsAnError) {
   EXPECT_EQ((*store)->count(), 2);
 }
 
+TEST_F(StoreTest, ACancelledDebateIsNotAResultAndIsRefused) {
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  Transcript cut_short = unit("q1", "debate", 1);
+  cut_short.status = DebateStatus::kCancelled;
+  auto put = (*store)->put(cut_short);
+  ASSERT_FALSE(put);
+  EXPECT_NE(put.error().message.find("debate (q1, debate, seed 1) was cut short by a stop and is not a result"),
+            std::string::npos)
+      << put.error().message;
+  ASSERT_TRUE((*store)->flush());
+  EXPECT_EQ((*store)->count(), 0);
+  EXPECT_TRUE((*store)->finished().empty());  // a resume runs it again
+}
+
 TEST_F(StoreTest, KillLosesOnlyTheOpenBatch) {
   // A child process puts 64 + 10 debates and dies without flushing: the first full batch of
   // 64 was committed, the 10 in the open transaction are gone.

@@ -37,9 +37,10 @@ void write_file(const std::filesystem::path& path, const std::string& text) { st
 
 namespace {
 
-// Starts `parley args...` in `cwd` with stdin from /dev/null, stderr to a file there and stdout
-// as `stdout_to` says.
-pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, StdoutTo stdout_to) {
+// Starts `parley args...` in `cwd` with stdin from /dev/null, stderr to `err_path` and stdout to
+// `out_path` or as `stdout_to` says.
+pid_t spawn_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, StdoutTo stdout_to,
+                   const std::filesystem::path& out_path, const std::filesystem::path& err_path) {
   int pipe_ends[2] = {-1, -1};
   if (stdout_to == StdoutTo::kClosedPipe || stdout_to == StdoutTo::kClosedPipeSigpipeIgnored) {
     if (::pipe(pipe_ends) != 0) throw std::runtime_error("pipe failed");
@@ -51,12 +52,12 @@ pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::
     const int in = ::open("/dev/null", O_RDONLY);
     int out = -1;
     switch (stdout_to) {
-      case StdoutTo::kCapture: out = ::open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644); break;
+      case StdoutTo::kCapture: out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644); break;
       case StdoutTo::kFullDisk: out = ::open("/dev/full", O_WRONLY); break;
       case StdoutTo::kClosedPipeSigpipeIgnored: ::signal(SIGPIPE, SIG_IGN); [[fallthrough]];  // kept across exec
       case StdoutTo::kClosedPipe: out = pipe_ends[1]; break;
     }
-    const int err = ::open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
@@ -72,9 +73,11 @@ pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::
   return pid;
 }
 
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
 CommandResult wait_for_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                               StdoutTo stdout_to, const std::function<bool()>& kill_when) {
-  const pid_t pid = start_parley(args, cwd, stdout_to);
+  const pid_t pid = spawn_parley(args, cwd, stdout_to, cwd / ".stdout", cwd / ".stderr");
   int status = 0;
   if (!kill_when) {
     ::waitpid(pid, &status, 0);
@@ -89,13 +92,30 @@ CommandResult wait_for_parley(const std::vector<std::string>& args, const std::f
     }
   }
   CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code = exit_code_of(status);
   if (stdout_to == StdoutTo::kCapture) result.out = read_file(cwd / ".stdout");
   result.err = read_file(cwd / ".stderr");
   return result;
 }
 
 }  // namespace
+
+pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, const std::string& name) {
+  return spawn_parley(args, cwd, StdoutTo::kCapture, cwd / (name + ".stdout"), cwd / (name + ".stderr"));
+}
+
+std::optional<int> wait_parley(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return exit_code_of(status);
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return std::nullopt;
+}
 
 CommandResult run_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                          StdoutTo stdout_to) {

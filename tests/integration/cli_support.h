@@ -1,9 +1,14 @@
 #pragma once
 // Helpers for black-box tests that run the real `parley` binary: run a command line, capture
-// stdout, stderr and the exit code; make a scratch directory.
+// stdout, stderr and the exit code, or start one and wait for it with a time limit; make a
+// scratch directory.
 
+#include <sys/types.h>
+
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +35,13 @@ CommandResult run_parley(const std::vector<std::string>& args, const std::filesy
 // exit code is then 137.
 CommandResult run_parley_killed_when(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                                      const std::function<bool()>& kill_when);
+
+// Starts `parley args...` in `cwd` without waiting; its stdout and stderr go to
+// cwd/<name>.stdout and cwd/<name>.stderr. Returns its process id.
+pid_t start_parley(const std::vector<std::string>& args, const std::filesystem::path& cwd, const std::string& name);
+// Waits up to `timeout` for the process: its exit code (128 + signal when killed by one), or
+// nothing when it is still running then (it is then killed with SIGKILL and reaped).
+std::optional<int> wait_parley(pid_t pid, std::chrono::milliseconds timeout);
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& text);

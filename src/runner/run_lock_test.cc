@@ -1,0 +1,75 @@
+// RunLock in one process: flock locks belong to an open file, so a second acquire here
+// conflicts just as a second process would (tests/integration/stop_test.cc runs two).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "runner/run_lock.h"
+
+namespace parley {
+namespace {
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("parley-lock-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string contents(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(RunLock, ASecondWriterIsRefusedWithTheHoldersIdUntilTheFirstLetsGo) {
+  const auto dir = fresh_dir("second");
+  {
+    auto first = RunLock::acquire(dir);
+    ASSERT_TRUE(first) << first.error().message;
+    EXPECT_EQ(contents(dir / "run.lock"), std::to_string(::getpid()) + "\n");
+    auto second = RunLock::acquire(dir);
+    ASSERT_FALSE(second);
+    EXPECT_EQ(second.error().message, dir.string() + " is in use by another parley run (process " +
+                                          std::to_string(::getpid()) +
+                                          "); wait for it to end, or choose another --out");
+  }
+  auto again = RunLock::acquire(dir);
+  EXPECT_TRUE(again) << again.error().message;
+}
+
+TEST(RunLock, AMovedLockIsStillHeld) {
+  const auto dir = fresh_dir("moved");
+  std::optional<RunLock> held;
+  {
+    auto acquired = RunLock::acquire(dir);
+    ASSERT_TRUE(acquired);
+    held.emplace(std::move(*acquired));
+  }  // the moved-from lock is gone; the moved-to one still holds
+  EXPECT_FALSE(RunLock::acquire(dir));
+  held.reset();
+  EXPECT_TRUE(RunLock::acquire(dir));
+}
+
+TEST(RunLock, AStalePidOfADeadHolderIsOverwritten) {
+  const auto dir = fresh_dir("stale");
+  std::ofstream(dir / "run.lock") << "99999999\nleft over by a killed run\n";
+  auto lock = RunLock::acquire(dir);
+  ASSERT_TRUE(lock) << lock.error().message;
+  EXPECT_EQ(contents(dir / "run.lock"), std::to_string(::getpid()) + "\n");
+}
+
+TEST(RunLock, AnUnwritableDirectoryIsAnError) {
+  const auto missing = fresh_dir("missing") / "no" / "such";
+  auto lock = RunLock::acquire(missing);
+  ASSERT_FALSE(lock);
+  EXPECT_EQ(lock.error().message,
+            (missing / "run.lock").string() + ": cannot create the run's lock file: No such file or directory");
+}
+
+}  // namespace
+}  // namespace parley

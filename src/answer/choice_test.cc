@@ -107,6 +107,13 @@ TEST(ParseChoice, ListedOptionsAreNotAnAnswer) {
   EXPECT_EQ(choice("A. Mars\nB. Jupiter\nC. Venus\nD. Earth"), std::nullopt);
 }
 
+// A bulleted letter line is a letter line; two letters on a line are no answer.
+TEST(ParseChoice, BulletedLetterLines) {
+  EXPECT_EQ(choice("Weighing them.\n- C"), "C");
+  EXPECT_EQ(choice("Weighing them.\n+ D"), "D");
+  EXPECT_EQ(choice("Weighing them.\nB C"), std::nullopt);
+}
+
 TEST(ParseChoice, LastLetterLineWins) {
   EXPECT_EQ(choice("(A)\nHmm, reconsidering.\n(C)\nConfidence: 55%"), "C");
 }

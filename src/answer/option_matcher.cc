@@ -132,7 +132,7 @@ OptionPick OptionMatcher::scan_letters(std::string_view s) const {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '(' || c == '[') {
-      if (auto form = leading_letter_form(s.substr(i), true, wide_); form && form->length > form->label.size() + 1) {
+      if (auto form = leading_letter_form(s.substr(i), true, wide_)) {
         note(letter(form->label), true);  // "(B)", "[AB]"
         i += form->length - 1;
       }

@@ -145,6 +145,9 @@ TEST_F(ConfigTest, ABaseUrlNeedsAHostAndAPossiblePortAndKeepsItsPasswordOutOfErr
   EXPECT_NE(leaked.find("got 'ftp://admin:***@example.com/v1'"), std::string::npos) << leaked;
   EXPECT_EQ(leaked.find("hunter2"), std::string::npos) << leaked;
   EXPECT_EQ(with_url("http://admin:hunter2@example.com:70000/v1").find("hunter2"), std::string::npos);
+  // An unencoded '@' in the password: the userinfo ends at the last '@' of the authority.
+  const std::string at_sign = with_url("http://alice:S3cr@tPw@127.0.0.1:1810x/v1");
+  EXPECT_NE(at_sign.find("'http://alice:***@127.0.0.1:1810x/v1' has port '1810x'"), std::string::npos) << at_sign;
 }
 
 TEST_F(ConfigTest, BackendSpecificKeys) {

@@ -19,9 +19,11 @@ namespace {
 std::string redacted_url(const std::string& url) {
   const std::size_t scheme_end = url.find("://");
   const std::size_t authority = scheme_end == std::string::npos ? 0 : scheme_end + 3;
-  const std::size_t at = url.find('@', authority);
-  const std::size_t path = url.find('/', authority);
-  if (at == std::string::npos || (path != std::string::npos && at > path)) return url;
+  // The authority ends at the path (or query, fragment); its userinfo at the last '@' in it, as a
+  // password may hold an unencoded '@'.
+  const std::size_t path = url.find_first_of("/?#", authority);
+  const std::size_t at = url.rfind('@', path == std::string::npos ? std::string::npos : path);
+  if (at == std::string::npos || at < authority) return url;
   const std::size_t colon = url.find(':', authority);
   if (colon == std::string::npos || colon > at) return url;
   return url.substr(0, colon + 1) + "***" + url.substr(at);

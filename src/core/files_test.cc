@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -73,20 +74,23 @@ TEST(OutputFile, FailuresSayWhyAndLeaveNothing) {
 // A device or FIFO is written into, never replaced by a file; a symlink's target is replaced
 // and the link stays a link.
 TEST(OutputFile, DevicesAreWrittenIntoAndSymlinksFollowed) {
-  auto full = write_output_file("/dev/full", "x");
+  const auto dir = fresh_dir("devices");
+  // Private nodes of the full and null devices, so that a regression replaces these, never /dev's.
+  ASSERT_EQ(::mknod((dir / "full").c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+  ASSERT_EQ(::mknod((dir / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  auto full = write_output_file(dir / "full", "x");
   ASSERT_FALSE(full);
   EXPECT_EQ(full.error().message, "cannot write: No space left on device");
-  EXPECT_EQ(std::filesystem::status("/dev/full").type(), std::filesystem::file_type::character);
-  EXPECT_TRUE(write_output_file("/dev/null", "discarded"));
-  EXPECT_EQ(std::filesystem::status("/dev/null").type(), std::filesystem::file_type::character);
+  EXPECT_EQ(std::filesystem::status(dir / "full").type(), std::filesystem::file_type::character);
+  EXPECT_TRUE(write_output_file(dir / "null", "discarded"));
+  EXPECT_EQ(std::filesystem::status(dir / "null").type(), std::filesystem::file_type::character);
 
-  const auto dir = fresh_dir("links");
   ASSERT_TRUE(write_output_file(dir / "target.json", "old"));
   std::filesystem::create_symlink("target.json", dir / "link.json");
   ASSERT_TRUE(write_output_file(dir / "link.json", "new"));
   EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
   EXPECT_EQ(contents(dir / "target.json"), "new");
-  EXPECT_EQ(entries(dir), 2u);
+  EXPECT_EQ(entries(dir), 4u);
 }
 
 TEST(ReadInputFile, ReadsRegularFilesAndRefusesEverythingElse) {

@@ -126,7 +126,10 @@ class OpenAiClient final : public LlmClient {
     }
     if (response.status < 200 || response.status >= 300) {
       std::string message = "HTTP " + std::to_string(response.status);
-      std::string server_says = openai::error_summary(redactor_.redact(response.body));
+      // Redacted as sent, and again once decoded (a secret may be spelled with JSON escapes),
+      // and only then cut short, so that a cut cannot split a secret out of reach.
+      const std::string decoded = openai::error_summary(redactor_.redact(response.body), std::string::npos);
+      std::string server_says = openai::shorten_utf8(redactor_.redact(decoded), openai::kErrorSummaryBytes);
       if (!server_says.empty()) message += ": " + server_says;
       return CallError{CallErrorKind::kHttpStatus, response.status, std::move(message)};
     }

@@ -709,6 +709,31 @@ TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
   EXPECT_EQ(error.message, "HTTP 500: rejected; you sent authorization: Bearer [redacted]");
 }
 
+// JSON may spell a secret with \u escapes (Go's encoder writes '&' as \u0026): the decoded
+// error text is redacted too.
+TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
+  const std::string key = "sk-TOPSECRETKEY123";
+  ::setenv("PARLEY_OPENAI_ESCAPE_TEST_KEY", key.c_str(), 1);
+  FakeOpenAiServer server([](const FakeRequest&) {
+    FakeResponse reply;
+    reply.status = 400;
+    reply.body = R"({"error":{"message":"key=sk-TOPSECRET\u004bEY123 b64=YWxpY2U6aHVudGVyMg\u003d\u003d pw=hunte\u00722"}})";
+    return reply;
+  });
+  Harness harness;
+  EndpointOptions options = options_for(server);
+  options.base_url.insert(std::string("http://").size(), "alice:hunter2@");
+  options.api_key_env = "PARLEY_OPENAI_ESCAPE_TEST_KEY";
+  options.retry.max_retries = 0;
+  auto client = harness.client(options);
+  ::unsetenv("PARLEY_OPENAI_ESCAPE_TEST_KEY");
+  const CallError error = failed(harness.run_one(*client, question()));
+  EXPECT_EQ(error.message.find("TOPSECRETKEY"), std::string::npos) << error.message;
+  EXPECT_EQ(error.message.find("YWxpY2U6aHVudGVyMg"), std::string::npos) << error.message;
+  EXPECT_EQ(error.message.find("hunter2"), std::string::npos) << error.message;
+  EXPECT_EQ(error.message, "HTTP 400: key=[redacted] b64=[redacted] pw=[redacted]") << error.message;
+}
+
 TEST(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
   // The reason quotes the first 80 bytes of the body, which end inside the key: redacting the
   // quote alone would leave the key's first 14 characters in it.

@@ -24,13 +24,6 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-std::string truncate_utf8(std::string text, std::size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  std::size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
-  return text + "...";
-}
 
 const json* member(const json& object, const char* name) {
   if (!object.is_object()) return nullptr;
@@ -204,7 +197,7 @@ std::int64_t plausible_tokens(std::size_t bytes) {
 
 // A JSON value as a one-line warning quotes it.
 std::string quoted(const json& value) {
-  return truncate_utf8(value.dump(-1, ' ', false, json::error_handler_t::replace), 40);
+  return shorten_utf8(value.dump(-1, ' ', false, json::error_handler_t::replace), 40);
 }
 
 // object.<name> as a whole number from 0 to `limit`; otherwise nullopt and why (also when it
@@ -315,6 +308,14 @@ std::optional<std::vector<double>> finite_numbers(const json* values) {
 }
 
 }  // namespace
+
+std::string shorten_utf8(std::string text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
+}
 
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
                               const Sampling& sampling) {
@@ -449,7 +450,7 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
     if (text.empty()) text = string_or_empty(member(parsed, "detail"));
   }
   if (text.empty()) text = replace_invalid_utf8(body);
-  return truncate_utf8(one_line(text), max_bytes);
+  return shorten_utf8(one_line(text), max_bytes);
 }
 
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs) {

@@ -54,7 +54,12 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::strin
 // A short, single-line description of an error body: error.message (or a similar field) when
 // the body is JSON, otherwise the body itself; invalid UTF-8 replaced by U+FFFD; at most
 // max_bytes bytes (cut on a UTF-8 boundary).
-std::string error_summary(std::string_view body, std::size_t max_bytes = 200);
+// std::string::npos for max_bytes: not cut.
+constexpr std::size_t kErrorSummaryBytes = 200;
+std::string error_summary(std::string_view body, std::size_t max_bytes = kErrorSummaryBytes);
+
+// `text` cut to at most max_bytes on a UTF-8 boundary, "..." marking a cut.
+std::string shorten_utf8(std::string text, std::size_t max_bytes);
 
 // min and exp(-mean) over token log-probabilities; tokens = 0 for an empty list.
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs);

@@ -152,8 +152,8 @@ class EventLoop {
   // Resume h at or after `when`.
   void post_at(Clock::time_point when, std::coroutine_handle<> h);
 
-  // Awaitable: suspends the caller for d (d <= 0 still yields one turn).
-  auto sleep_for(Clock::duration d) {
+  // Awaitable: suspends the caller until `when` (a past time still yields one turn).
+  auto sleep_until(Clock::time_point when) {
     struct Awaiter {
       EventLoop* loop;
       Clock::time_point when;
@@ -161,8 +161,10 @@ class EventLoop {
       void await_suspend(std::coroutine_handle<> h) { loop->post_at(when, h); }
       void await_resume() const noexcept {}
     };
-    return Awaiter{this, Clock::now() + d};
+    return Awaiter{this, when};
   }
+  // Awaitable: suspends the caller for d (d <= 0 still yields one turn).
+  auto sleep_for(Clock::duration d) { return sleep_until(Clock::now() + d); }
   // Awaitable: lets other ready coroutines run first.
   auto yield() {
     struct Awaiter {

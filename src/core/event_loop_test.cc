@@ -305,14 +305,7 @@ TEST(EventLoop, TimersWithEqualDeadlinesResumeInTheOrderTheyWereSet) {
     const auto when = Clock::now() + (cancel ? std::chrono::hours(1) : std::chrono::hours(0));
     std::vector<int> order;
     auto at = [&](int id) -> Async<void> {
-      struct Awaiter {
-        EventLoop* loop;
-        Clock::time_point when;
-        bool await_ready() const noexcept { return false; }
-        void await_suspend(std::coroutine_handle<> h) { loop->post_at(when, h); }
-        void await_resume() const noexcept {}
-      };
-      co_await Awaiter{&loop, when};
+      co_await loop.sleep_until(when);
       order.push_back(id);
     };
     for (int id = 1; id <= 4; ++id) loop.spawn(at(id));

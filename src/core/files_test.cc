@@ -5,25 +5,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include "scratch_files.h"
 
 namespace parley {
 namespace {
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("parley-files-" + std::to_string(::getpid()) + "-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string contents(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::filesystem::path fresh_dir(const std::string& name) { return testing::fresh_scratch_dir("parley-files", name); }
+std::string contents(const std::filesystem::path& path) { return testing::file_text(path); }
 
 std::size_t entries(const std::filesystem::path& dir) {
   std::size_t n = 0;

@@ -100,6 +100,21 @@ class Harness {
   ~Harness() { loop_.set_io(nullptr); }
   EventLoop& loop() { return loop_; }
 
+  // A client whose API key is `key`, set in an environment variable only while the client is
+  // made (the key is read once, at construction).
+  std::unique_ptr<LlmClient> client_with_key(EndpointOptions options, const std::string& key) {
+    static constexpr const char* kVariable = "PARLEY_OPENAI_CLIENT_TEST_KEY";
+    ::setenv(kVariable, key.c_str(), 1);
+    options.api_key_env = kVariable;
+    try {
+      auto made = client(std::move(options));
+      ::unsetenv(kVariable);
+      return made;
+    } catch (...) {
+      ::unsetenv(kVariable);
+      throw;
+    }
+  }
   std::unique_ptr<LlmClient> client(EndpointOptions options) {
     return make_openai_client(loop_, *transport_, std::move(options));
   }
@@ -637,7 +652,6 @@ TEST(OpenAiClient, ExhaustedRetriesReturnTheLastError) {
 
 TEST(OpenAiClient, ApiKeyIsSentButNeverReported) {
   const std::string key = "sk-parley-test-9f8e7d6c5b4a";
-  ::setenv("PARLEY_OPENAI_CLIENT_TEST_KEY", key.c_str(), 1);
   auto recorder = std::make_shared<Recorder>();
   FakeResponse rejected;
   rejected.status = 401;
@@ -645,9 +659,7 @@ TEST(OpenAiClient, ApiKeyIsSentButNeverReported) {
   FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), rejected}));
   Harness harness;
   EndpointOptions options = options_for(server);
-  options.api_key_env = "PARLEY_OPENAI_CLIENT_TEST_KEY";
-  auto client = harness.client(options);
-  ::unsetenv("PARLEY_OPENAI_CLIENT_TEST_KEY");  // read once, at construction
+  auto client = harness.client_with_key(options, key);
 
   ok(harness.run_one(*client, question()));
   const CallError error = failed(harness.run_one(*client, question()));
@@ -697,14 +709,11 @@ TEST(OpenAiClient, UrlCredentialsEchoedInAnErrorBodyAreRedacted) {
 
 TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
   const std::string key = "sk-parley-echo-5e6f7a8b9c0d1e2f";
-  ::setenv("PARLEY_OPENAI_ECHO_TEST_KEY", key.c_str(), 1);
   FakeOpenAiServer server(echoing_authorization(500, true));
   Harness harness;
   EndpointOptions options = options_for(server);
-  options.api_key_env = "PARLEY_OPENAI_ECHO_TEST_KEY";
   options.retry.max_retries = 0;
-  auto client = harness.client(options);
-  ::unsetenv("PARLEY_OPENAI_ECHO_TEST_KEY");
+  auto client = harness.client_with_key(options, key);
   const CallError error = failed(harness.run_one(*client, question()));
   EXPECT_EQ(error.message, "HTTP 500: rejected; you sent authorization: Bearer [redacted]");
 }
@@ -713,7 +722,6 @@ TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
 // error text is redacted too.
 TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
   const std::string key = "sk-TOPSECRETKEY123";
-  ::setenv("PARLEY_OPENAI_ESCAPE_TEST_KEY", key.c_str(), 1);
   FakeOpenAiServer server([](const FakeRequest&) {
     FakeResponse reply;
     reply.status = 400;
@@ -723,10 +731,8 @@ TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
   Harness harness;
   EndpointOptions options = options_for(server);
   options.base_url.insert(std::string("http://").size(), "alice:hunter2@");
-  options.api_key_env = "PARLEY_OPENAI_ESCAPE_TEST_KEY";
   options.retry.max_retries = 0;
-  auto client = harness.client(options);
-  ::unsetenv("PARLEY_OPENAI_ESCAPE_TEST_KEY");
+  auto client = harness.client_with_key(options, key);
   const CallError error = failed(harness.run_one(*client, question()));
   EXPECT_EQ(error.message.find("TOPSECRETKEY"), std::string::npos) << error.message;
   EXPECT_EQ(error.message.find("YWxpY2U6aHVudGVyMg"), std::string::npos) << error.message;
@@ -738,15 +744,12 @@ TEST(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
   // The reason quotes the first 80 bytes of the body, which end inside the key: redacting the
   // quote alone would leave the key's first 14 characters in it.
   const std::string key = "sk-parley-cut-0123456789abcdef";
-  ::setenv("PARLEY_OPENAI_CUT_TEST_KEY", key.c_str(), 1);
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {raw_reply(std::string(66, 'x') + " " + key + " not JSON")}));
   Harness harness;
   EndpointOptions options = options_for(server);
-  options.api_key_env = "PARLEY_OPENAI_CUT_TEST_KEY";
   options.retry.max_retries = 0;
-  auto client = harness.client(options);
-  ::unsetenv("PARLEY_OPENAI_CUT_TEST_KEY");
+  auto client = harness.client_with_key(options, key);
   const CallError error = failed(harness.run_one(*client, question()));
   EXPECT_EQ(error.kind, CallErrorKind::kBadResponse);
   EXPECT_EQ(error.message.find(key.substr(0, 8)), std::string::npos) << error.message;
@@ -831,15 +834,12 @@ TEST(OpenAiClient, ThousandsInFlightFromOneThread) {
 
 TEST(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {
   const std::string key = "sk-parley-embed-test-1a2b3c";
-  ::setenv("PARLEY_OPENAI_EMBED_TEST_KEY", key.c_str(), 1);
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {embedding_reply({{0.25, -0.5, 1.0}, {3.0, 0.0, -0.125}}, 11)}));
   Harness harness;
   EndpointOptions options = options_for(server);
   options.base_url += "//";  // trailing slashes are trimmed as for chat
-  options.api_key_env = "PARLEY_OPENAI_EMBED_TEST_KEY";
-  auto client = harness.client(options);
-  ::unsetenv("PARLEY_OPENAI_EMBED_TEST_KEY");
+  auto client = harness.client_with_key(options, key);
 
   EmbeddingRequest request = texts_to_embed();
   const EmbeddingResponse response = ok(harness.embed_one(*client, request));

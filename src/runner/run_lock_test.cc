@@ -1,30 +1,18 @@
 // RunLock in one process: flock locks belong to an open file, so a second acquire here
 // conflicts just as a second process would (tests/integration/stop_test.cc runs two).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "runner/run_lock.h"
+#include "scratch_files.h"
 
 namespace parley {
 namespace {
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("parley-lock-" + std::to_string(::getpid()) + "-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string contents(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::filesystem::path fresh_dir(const std::string& name) { return testing::fresh_scratch_dir("parley-lock", name); }
+std::string contents(const std::filesystem::path& path) { return testing::file_text(path); }
 
 TEST(RunLock, ASecondWriterIsRefusedWithTheHoldersIdUntilTheFirstLetsGo) {
   const auto dir = fresh_dir("second");

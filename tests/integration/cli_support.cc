@@ -1,4 +1,5 @@
 #include "integration/cli_support.h"
+#include "scratch_files.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -19,19 +19,9 @@ std::filesystem::path parley_binary() { return PARLEY_BINARY; }
 
 std::filesystem::path source_dir() { return PARLEY_SOURCE_DIR; }
 
-std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("parley-it-" + std::to_string(::getpid()) + "-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path scratch_dir(const std::string& name) { return fresh_scratch_dir("parley-it", name); }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read_file(const std::filesystem::path& path) { return file_text(path); }
 
 void write_file(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 

@@ -5,8 +5,8 @@
 // rendered prompt bytes that is an exact prefix of the same agent's previous request in the same
 // conversation (src/protocols/prompt_layout.h says which requests those are): the longest common
 // prefix of the two rendered strings over the length of the later one, summed over requests
-// (sum of prefix bytes / sum of bytes). Markdown tables on stdout: per protocol, then per
-// protocol, turn kind and round.
+// (sum of prefix bytes / sum of bytes); "not a prefix" is what a cache would still prefill.
+// Markdown tables on stdout: per protocol, then per protocol, turn kind and round.
 //
 //   prefix_reuse [--tasks N] [--seed S] [--trigger-model FILE] [--protocol NAME]...
 //
@@ -38,7 +38,7 @@ int usage() {
 
 std::string percent(const PrefixShare& s) { return fmt::format("{:.1f} %", 100.0 * s.share()); }
 
-std::string kib(const PrefixShare& s) { return fmt::format("{:.1f}", static_cast<double>(s.bytes) / 1024.0); }
+std::string kib(std::int64_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / 1024.0); }
 
 struct ProtocolFigures {
   PrefixShare all;        // every request
@@ -90,17 +90,19 @@ int main(int argc, char** argv) {
   std::cout << fmt::format("Prefix reuse on the simulator: {} generated tasks per protocol, seed {}, ChatML-rendered "
                            "bytes.\n\n",
                            tasks, seed);
-  std::cout << "| protocol | requests | prompt KiB | prefix share, all requests | requests continuing a "
-               "conversation | their prefix share |\n|---|---:|---:|---:|---:|---:|\n";
+  std::cout << "| protocol | requests | prompt KiB | not a prefix, KiB | prefix share, all requests | requests "
+               "continuing a conversation | their prefix share |\n|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [name, f] : figures) {
-    std::cout << fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, f.all.requests, kib(f.all), percent(f.all),
-                             f.continued.requests, percent(f.continued));
+    std::cout << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", name, f.all.requests, kib(f.all.bytes),
+                             kib(f.all.bytes - f.all.prefix_bytes), percent(f.all), f.continued.requests,
+                             percent(f.continued));
   }
   std::cout << "\n| protocol | turn | round | requests | prompt KiB | prefix share |\n|---|---|---:|---:|---:|---:|\n";
   for (const auto& [name, f] : figures) {
     for (const auto& [key, s] : f.by_turn) {
       const auto& [turn, round] = key;
-      std::cout << fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, turn, round, s.requests, kib(s), percent(s));
+      std::cout << fmt::format("| {} | {} | {} | {} | {} | {} |\n", name, turn, round, s.requests, kib(s.bytes),
+                               percent(s));
     }
   }
   return 0;

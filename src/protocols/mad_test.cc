@@ -287,6 +287,7 @@ TEST(Mad, InvalidFieldValuesAndTextOutsideTheObjectAreMalformed) {
       R"({"Preference": "Yes", "Reason": "r", "Debate Answer": "B"})",  // Yes without a side
       "My verdict: " + verdict("Yes", "Affirmative", "B"),         // text outside the object
       R"({"Preference": "No", "Supported Side": "Negative", "Debate Answer": "B"})",  // no Reason
+      R"({"Supported Side": "Negative", "Reason": "r", "Debate Answer": "B"})",        // no Preference
   };
   for (const auto& first : bad) {
     int judged = 0;
@@ -354,6 +355,18 @@ TEST(Mad, AFailedFinalisationFallsBackToTheJudgesLatestAnswer) {
   });
   const Transcript t = h.run("mad", {{"max_rounds", std::int64_t{1}}});
   EXPECT_EQ(t.messages.size(), 6u);  // 3 + judge_final and its 2 re-asks
+  EXPECT_EQ(t.final_answer, "A");
+  EXPECT_EQ(Json::parse(events_of(t, "stop")[0].detail)["reason"], "judge_failed");
+}
+
+TEST(Mad, WithoutAnyVerdictAndAnUnparsedAffirmativeTheNegativesAnswerIsTheFallback) {
+  Harness h = mad_harness([](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "negative") return reply("A");
+    if (r.note.turn == "affirmative" || r.note.turn == "reask") return "I would rather not say.";
+    return "no JSON here";
+  });
+  h.judging.reasks = 0;
+  const Transcript t = h.run("mad", {{"max_rounds", std::int64_t{1}}});
   EXPECT_EQ(t.final_answer, "A");
   EXPECT_EQ(Json::parse(events_of(t, "stop")[0].detail)["reason"], "judge_failed");
 }
@@ -427,6 +440,31 @@ TEST(Mad, TemplatesAreOverriddenFromTheParameters) {
   EXPECT_EQ(t.final_answer, "B");
 }
 
+TEST(Mad, AMessageATurnDoesNotShowComesInTheRolesNextTranscript) {
+  // A negative template without {AFF_ANS}: round 1's affirmative message is not shown in round
+  // 1, so the negative's round-2 {TRANSCRIPT} brings it with the judge's verdict; a judge
+  // template without {TRANSCRIPT} leaves what it has not seen for its finalisation.
+  Harness h = mad_harness([](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "affirmative") return "Pro " + std::to_string(r.note.round) + ".\nAnswer: B";
+    if (r.note.turn == "negative") return "Contra " + std::to_string(r.note.round) + ".\nAnswer: A";
+    if (r.note.turn == "judge_mad") return verdict("No", "Negative", "A");
+    return final_verdict("A");
+  });
+  h.run("mad", {{"max_rounds", std::int64_t{2}},
+                {"negative_prompt", std::string("Round {ROUND}.\n{TRANSCRIPT}")},
+                {"judge_round_prompt", std::string("Round {ROUND}: {NEG_ANS}")},
+                {"judge_final_prompt", std::string("Decide.\n{TRANSCRIPT}")}});
+  EXPECT_EQ(prompt_of(request(h, "negative", 1)).substr(prompt_of(request(h, "negative", 1)).find("Round 1.")),
+            "Round 1.\n(none: this is the first round)");
+  EXPECT_EQ(prompt_of(request(h, "negative", 2)),
+            "Round 2.\n[Round 1] Affirmative:\nPro 1.\nAnswer: B\n\n[Round 1] Judge:\n"
+            R"({"Debate Answer":"A","Preference":"No","Reason":"because","Supported Side":"Negative"})");
+  // The judge saw each round's negative message ({NEG_ANS}) but no affirmative one: those come
+  // at the finalisation, with nothing it has seen.
+  EXPECT_EQ(prompt_of(request(h, "judge_final", 2)),
+            "Decide.\n[Round 1] Affirmative:\nPro 1.\nAnswer: B\n\n[Round 2] Affirmative:\nPro 2.\nAnswer: B");
+}
+
 TEST(Mad, APlaceholderInsideAQuotedMessageIsNotFilled) {
   Harness h = mad_harness([](const ChatRequest& r) -> std::string {
     if (r.note.turn == "affirmative") return "I write {ROUND} and {QUESTION} literally.\nAnswer: B";
@@ -488,6 +526,8 @@ TEST(Mad, OpenTasksTakeAnyAnswerOfTheirTypeAndCandidatesByValue) {
   const std::string& final_prompt = prompt_of(request(h, "judge_final", 1));
   const std::string& judge_opening = request(h, "judge_final", 1).messages.front().content;
   EXPECT_NE(judge_opening.find("Options:\n(no fixed options: the answer is a number)"), std::string::npos);
+  EXPECT_NE(prompt_of(request(h, "judge_mad", 1)).find(R"("Debate Answer": <a number>})"), std::string::npos)
+      << prompt_of(request(h, "judge_mad", 1));
   EXPECT_NE(final_prompt.find("Candidate answers proposed in the debate:\n42\n40\n41\n"), std::string::npos)
       << final_prompt;
 }

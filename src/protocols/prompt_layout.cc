@@ -29,24 +29,23 @@ std::string where(const simulated::Exchange& call, std::size_t index) {
                      call.request.note.round);
 }
 
-bool starts_with(const std::vector<ChatMessage>& messages, const std::vector<ChatMessage>& prefix) {
-  if (prefix.size() > messages.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (messages[i].role != prefix[i].role || messages[i].content != prefix[i].content) return false;
-  }
-  return true;
+// How many leading messages `a` and `b` have alike (role and content).
+std::size_t alike_messages(const std::vector<ChatMessage>& a, const std::vector<ChatMessage>& b) {
+  std::size_t same = 0;
+  while (same < a.size() && same < b.size() && a[same].role == b[same].role && a[same].content == b[same].content)
+    ++same;
+  return same;
 }
 
-// Where the question block (the question and its lettered options) ends in `text`, or npos.
+bool starts_with(const std::vector<ChatMessage>& messages, const std::vector<ChatMessage>& prefix) {
+  return alike_messages(messages, prefix) == prefix.size();
+}
+
+// Where the question block, as question_with_options writes it, ends in `text`, or npos.
 std::size_t end_of_question(const std::string& text, const Task& task) {
   const std::string block = question_with_options(task);
-  const std::size_t at = text.find(task.question);
-  if (at == std::string::npos) return std::string::npos;
-  if (text.compare(at, block.size(), block) == 0) return at + block.size();
-  // Options listed apart from the question: the block ends with the last option's line.
-  const std::string last = task.options.empty() ? task.question : lettered_options(task);
-  const std::size_t options = text.find(last, at);
-  return options == std::string::npos ? std::string::npos : options + last.size();
+  const std::size_t at = text.find(block);
+  return at == std::string::npos ? std::string::npos : at + block.size();
 }
 
 // A re-ask: an earlier request of the conversation, its reply, and the correction.
@@ -70,13 +69,9 @@ std::string continuation_problem(const std::vector<simulated::Exchange>& calls, 
   const auto& messages = calls[index].request.messages;
   const auto& before = calls[previous_turn].request.messages;
   if (messages.size() == before.size() && starts_with(messages, before)) return {};  // one prompt, asked again
-  if (!starts_with(messages, before)) {
-    std::size_t same = 0;
-    while (same < before.size() && same < messages.size() && messages[same].role == before[same].role &&
-           messages[same].content == before[same].content)
-      ++same;
-    return fmt::format("does not begin with the agent's previous request (request {}): message {} of {} differs", previous_turn,
-                       same, before.size());
+  if (const std::size_t same = alike_messages(messages, before); same < before.size()) {
+    return fmt::format("does not begin with the agent's previous request (request {}): message {} of {} differs",
+                       previous_turn, same, before.size());
   }
   if (messages.size() < before.size() + 2) return "continues the previous request without a reply and something new";
   const ChatMessage& reply = messages[before.size()];
@@ -99,7 +94,7 @@ std::string continuation_problem(const std::vector<simulated::Exchange>& calls, 
 std::string fresh_problem(const simulated::Exchange& call, const simulated::Exchange& previous, const Task& task) {
   const std::string now = render_chatml(call.request.messages);
   const std::size_t question_end = end_of_question(now, task);
-  if (question_end == std::string::npos) return "does not show the question";
+  if (question_end == std::string::npos) return "does not show the question with its options";
   const std::size_t shared = common_prefix(now, render_chatml(previous.request.messages));
   if (shared < question_end)
     return fmt::format("shares {} bytes with the previous request, less than its stable part up to the question's end ({})",

@@ -133,6 +133,13 @@ TEST(PromptLayout, TheReplyMustBeTheAgentsOwnAndWhatIsNewComesFromUsers) {
       call("a1", "revise", {user("Q"), assistant("not what a1 said"), user("peers")}, "R1"),
   };
   EXPECT_EQ(layout::layout_violations(someone_elses, *task).size(), 1u);
+  const std::vector<Exchange> reply_as_user = {
+      call("a1", "answer", {user("Q")}, "A1"),
+      call("a1", "revise", {user("Q"), user("A1"), user("peers")}, "R1"),
+  };
+  const auto not_assistant = layout::layout_violations(reply_as_user, *task);
+  ASSERT_EQ(not_assistant.size(), 1u);
+  EXPECT_NE(not_assistant[0].find("the message after the previous request is not the agent's reply"), std::string::npos);
   const std::vector<Exchange> invented = {
       call("a1", "answer", {user("Q")}, "A1"),
       call("a1", "revise", {user("Q"), assistant("A1"), user("peers"), assistant("made up")}, "R1"),

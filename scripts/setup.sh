@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcurl4-openssl-dev   # HTTP client (multi interface)
   nlohmann-json3-dev     # JSON at the edges
+  libsimdjson-dev        # reading server replies on the hot path
   libyaml-cpp-dev        # experiment files
   libcli11-dev           # command line
   libsqlite3-dev         # result store

@@ -88,11 +88,11 @@ class OpenAiClient final : public LlmClient {
       HttpRequest http;
       http.url = url;
       http.body = body;
-      http.headers = headers_;
+      http.headers = headers_;  // views: url, body and headers_ outlive the attempt
       http.timeout = to_ms(options_.timeout_s);
       http.connect_timeout = to_ms(options_.connect_timeout_s);
       http.max_response_bytes = options_.max_reply_bytes;
-      HttpResponse response = co_await transport_.post(std::move(http));
+      HttpResponse response = co_await transport_.post(http);
       permits_.release(loop_);
 
       std::variant<Response, CallError> outcome = interpret<Response>(response, parse);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -86,6 +87,16 @@ std::string replace_invalid_utf8(std::string_view text) {
 // a call). The bytes are what nlohmann::json's dump() wrote before: keys in sorted order, strings
 // escaped alike (openai_json_test compares the two on hostile strings).
 
+// Whether any of eight bytes needs a look of its own: a control character, ", \ or a byte of a
+// multi-byte sequence (bit tricks after Anderson's "Bit Twiddling Hacks": haszero, hasless).
+bool any_byte_needs_care(std::uint64_t word) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  const std::uint64_t below_space = (word - kOnes * 0x20) & ~word & kHigh;
+  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) | has_zero_byte(word ^ (kOnes * '\\'))) != 0;
+}
+
 // `text` as a JSON string: ", \ and control characters escaped (\b \t \n \f \r, the others as
 // \u00xx), everything else as UTF-8 with each invalid sequence one U+FFFD (prompts come from
 // datasets: bad UTF-8 is replaced rather than failing the call).
@@ -94,6 +105,14 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   std::size_t copied = 0;  // text[copied, at) is still to be appended as it is
   for (std::size_t at = 0; at < text.size();) {
+    std::uint64_t word = 0;
+    if (at + sizeof word <= text.size()) {
+      std::memcpy(&word, text.data() + at, sizeof word);
+      if (!any_byte_needs_care(word)) {
+        at += sizeof word;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(text[at]);
     if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
       ++at;

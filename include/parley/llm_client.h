@@ -39,8 +39,8 @@ class LlmClient {
 // without copying them).
 struct HttpRequest {
   std::string_view url;
-  std::string_view body;                  // JSON
-  std::span<const std::string> headers;   // "Name: value"
+  std::string_view body;                 // JSON
+  std::span<const std::string> headers;  // "Name: value"
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds connect_timeout{10000};
   std::size_t max_response_bytes = std::size_t{64} << 20;  // a longer body is abandoned (kTooLarge)

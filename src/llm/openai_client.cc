@@ -78,11 +78,12 @@ class OpenAiClient final : public LlmClient {
   std::string body_of(const EmbeddingRequest& request) const {
     return openai::embedding_request_body(model_of(request.model), request.inputs);
   }
-  static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply, const ChatRequest& request) {
+  static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply,
+                                                               const ChatRequest& request) {
     return openai::parse_chat_response(reply, request);
   }
   static std::variant<EmbeddingResponse, openai::BadResponse> parse(std::string_view reply,
-                                                                     const EmbeddingRequest& request) {
+                                                                    const EmbeddingRequest& request) {
     return openai::parse_embedding_response(reply, request.inputs);
   }
 

@@ -12,9 +12,8 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <simdjson.h>
-
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace parley::openai {
 namespace {
@@ -94,7 +93,8 @@ bool any_byte_needs_care(std::uint64_t word) {
   constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
   const auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
   const std::uint64_t below_space = (word - kOnes * 0x20) & ~word & kHigh;
-  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) | has_zero_byte(word ^ (kOnes * '\\'))) != 0;
+  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) |
+          has_zero_byte(word ^ (kOnes * '\\'))) != 0;
 }
 
 // `text` as a JSON string: ", \ and control characters escaped (\b \t \n \f \r, the others as
@@ -125,13 +125,27 @@ void append_json_string(std::string& out, std::string_view text) {
     }
     out.append(text.substr(copied, at - copied));
     switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\b': out.append("\\b"); break;
-      case '\t': out.append("\\t"); break;
-      case '\n': out.append("\\n"); break;
-      case '\f': out.append("\\f"); break;
-      case '\r': out.append("\\r"); break;
+      case '"':
+        out.append("\\\"");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\b':
+        out.append("\\b");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\f':
+        out.append("\\f");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
       default:
         if (c < 0x20) {
           out.append("\\u00");
@@ -205,7 +219,8 @@ bool is_unreadable_number(std::string_view token) {
 bool is_integer_beyond_64_bits(std::string_view token) {
   const bool negative = token.front() == '-';
   const std::string_view digits = token.substr(negative ? 1 : 0);
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (digits.empty() ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;
   const std::string_view largest = negative ? "9223372036854775808" : "18446744073709551615";
   return digits.size() > largest.size() || (digits.size() == largest.size() && digits > largest);
@@ -606,7 +621,8 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
   const element& parsed = std::get<element>(object);
   const std::optional<element> data = member(parsed, "data");
   simdjson::dom::array items;
-  if (!data || data->get_array().get(items) != simdjson::SUCCESS) return BadResponse{"response has no data array"};
+  if (!data || data->get_array().get(items) != simdjson::SUCCESS)
+    return BadResponse{"response has no data array"};
   const std::size_t count = inputs.size();
   if (items.size() != count) {
     return BadResponse{"response has " + std::to_string(items.size()) + " embeddings for " +

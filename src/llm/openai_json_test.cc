@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 
@@ -104,7 +104,8 @@ TEST(ChatRequestBody, EscapesExactlyAsNlohmannJsonDid) {
   const Sampling sampling;
   for (const std::string& text : hostile_strings()) {
     const std::vector<ChatMessage> messages = {{"system", text}, {text, "user text"}};
-    EXPECT_EQ(chat_request_body(text, messages, sampling), nlohmann_chat_body(text, messages, sampling)) << text;
+    EXPECT_EQ(chat_request_body(text, messages, sampling), nlohmann_chat_body(text, messages, sampling))
+        << text;
   }
   // Random bytes, biased towards the ones that need care (fixed seed: the same strings every run).
   std::mt19937 random(14);
@@ -118,13 +119,17 @@ TEST(ChatRequestBody, EscapesExactlyAsNlohmannJsonDid) {
       text.push_back(random() % 2 ? special[random() % special.size()] : static_cast<char>(random() % 256));
     }
     const std::vector<ChatMessage> messages = {{"user", text}};
-    ASSERT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling)) << round;
+    ASSERT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling))
+        << round;
   }
 }
 
 TEST(ChatRequestBody, EscapesWorkedOutByHand) {
   const std::string body = chat_request_body("m", {{"user", "a\x01\"\\\n\t\x7f\xff\xC3\xA9"}}, Sampling{});
-  EXPECT_NE(body.find(R"("content":"a\u0001\"\\\n\t)" "\x7f\xEF\xBF\xBD\xC3\xA9\""), std::string::npos) << body;
+  EXPECT_NE(body.find(R"("content":"a\u0001\"\\\n\t)"
+                      "\x7f\xEF\xBF\xBD\xC3\xA9\""),
+            std::string::npos)
+      << body;
 }
 
 TEST(ChatRequestBody, SamplingValuesAreWrittenAsNlohmannJsonWroteThem) {
@@ -135,7 +140,8 @@ TEST(ChatRequestBody, SamplingValuesAreWrittenAsNlohmannJsonWroteThem) {
       sampling.temperature = temperature;
       sampling.top_p = top_p;
       sampling.max_tokens = temperature > 1 ? -1 : 2048;
-      sampling.seed = temperature > 0.5 ? std::optional<std::uint64_t>(18446744073709551615ULL) : std::nullopt;
+      sampling.seed =
+          temperature > 0.5 ? std::optional<std::uint64_t>(18446744073709551615ULL) : std::nullopt;
       sampling.logprobs = top_p < 1.0;
       EXPECT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling))
           << temperature << " " << top_p;
@@ -216,7 +222,10 @@ TEST(ParseChatResponse, RejectsUnusableBodies) {
 
 TEST(ParseChatResponse, ReadsWhatNlohmannJsonRead) {
   // A byte-order mark before the JSON is skipped.
-  EXPECT_EQ(parse_ok("\xEF\xBB\xBF" R"({"choices": [{"message": {"content": "bom"}}]})").text, "bom");
+  EXPECT_EQ(parse_ok("\xEF\xBB\xBF"
+                     R"({"choices": [{"message": {"content": "bom"}}]})")
+                .text,
+            "bom");
   // Of repeated names the last counts.
   EXPECT_EQ(parse_ok(R"({"choices": [{"message": {"content": "first", "content": "last"}}]})").text, "last");
   EXPECT_EQ(parse_ok(R"({"choices": [], "choices": [{"message": {"content": "x"}}]})").text, "x");
@@ -226,20 +235,23 @@ TEST(ParseChatResponse, ReadsWhatNlohmannJsonRead) {
       R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": 18446744073709551616, "completion_tokens": 5}})",
       prompt, 64);
   EXPECT_TRUE(big.usage.estimated);
-  EXPECT_EQ(big.warnings, (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
-                                                    "1.8446744073709552e+19 is more than 4112, the most this call "
-                                                    "can plausibly use"}));
+  EXPECT_EQ(big.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      "1.8446744073709552e+19 is more than 4112, the most this call "
+                                      "can plausibly use"}));
   ChatResponse negative = parse_ok(
       R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": -9223372036854775809, "completion_tokens": 5}})",
       prompt, 64);
-  EXPECT_EQ(negative.warnings, (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
-                                                         "-9.223372036854776e+18 is negative"}));
+  EXPECT_EQ(negative.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      "-9.223372036854776e+18 is negative"}));
   // A value quoted in a warning is written as it was, objects with their keys in order.
   ChatResponse object = parse_ok(
       R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": {"b": [1, 2.5], "a": "x\n"}, "completion_tokens": 5}})",
       prompt, 64);
-  EXPECT_EQ(object.warnings, (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
-                                                       R"({"a":"x\n","b":[1,2.5]} is not a number)"}));
+  EXPECT_EQ(object.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      R"({"a":"x\n","b":[1,2.5]} is not a number)"}));
 }
 
 TEST(ParseChatResponse, LongRepliesAndDeepNesting) {
@@ -411,7 +423,8 @@ std::string parse_embedding_bad(const std::string& body) {
 TEST(EmbeddingRequestBody, EscapesExactlyAsNlohmannJsonDid) {
   const std::vector<std::string> texts = hostile_strings();
   const json reference = {{"model", "m\xff"}, {"input", texts}, {"encoding_format", "float"}};
-  EXPECT_EQ(embedding_request_body("m\xff", texts), reference.dump(-1, ' ', false, json::error_handler_t::replace));
+  EXPECT_EQ(embedding_request_body("m\xff", texts),
+            reference.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 TEST(EmbeddingRequestBody, HasTheOpenAiShape) {

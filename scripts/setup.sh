@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcurl4-openssl-dev   # HTTP client (multi interface)
   nlohmann-json3-dev     # JSON at the edges
-  libsimdjson-dev        # fast JSON reading (stored transcripts)
+  libsimdjson-dev        # fast JSON reading on the hot path (server replies, stored transcripts)
   libyaml-cpp-dev        # experiment files
   libcli11-dev           # command line
   libsqlite3-dev         # result store

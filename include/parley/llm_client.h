@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -33,10 +34,13 @@ class LlmClient {
 
 // ---- HTTP transport ------------------------------------------------------------------------
 
+// What a POST sends. The views are read until post() completes: the caller keeps what they
+// point at alive while it awaits (a client sends one body, URL and header list on every attempt
+// without copying them).
 struct HttpRequest {
-  std::string url;
-  std::string body;                       // JSON
-  std::vector<std::string> headers;       // "Name: value"
+  std::string_view url;
+  std::string_view body;                 // JSON
+  std::span<const std::string> headers;  // "Name: value"
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds connect_timeout{10000};
   std::size_t max_response_bytes = std::size_t{64} << 20;  // a longer body is abandoned (kTooLarge)

@@ -2,7 +2,8 @@
 // curl tells us which sockets to watch (CURLMOPT_SOCKETFUNCTION) and when its next timeout is
 // due (CURLMOPT_TIMERFUNCTION); we keep those sockets in our own epoll set and hand curl only
 // the sockets that are ready, so a wake-up costs O(active sockets), not O(transfers in flight).
-// Easy handles are pooled and the connection caches are large, so connections stay alive.
+// Easy handles are pooled, configured once, and the connection caches are large, so connections
+// stay alive.
 
 #include <curl/curl.h>
 #include <sys/epoll.h>
@@ -21,11 +22,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -97,18 +98,39 @@ struct Shard {
   std::size_t in_flight = 0;
 };
 
-// One POST in flight. Lives in the awaiting coroutine's frame; curl reaches it via
-// CURLOPT_PRIVATE and the callbacks' user data.
-struct Transfer {
-  Shard* shard = nullptr;  // set while curl holds the easy handle
+struct Transfer;
+
+// A pooled easy handle and what stays with it between transfers. The options that never change
+// (callbacks, their data, the error buffer, the receive buffer's size) are set once, when the
+// handle is made; a transfer sets only its own, and the URL and header list only when they differ
+// from the last ones (resetting and reconfiguring every handle cost more than the transfer).
+struct EasyHandle {
   CURL* easy = nullptr;
+  Transfer* transfer = nullptr;         // the transfer it carries, while curl has it
+  std::string url;                      // the URL curl was last given
+  const curl_slist* headers = nullptr;  // the header list curl was last given
+  char error[CURL_ERROR_SIZE] = {};
+
+  EasyHandle() = default;
+  EasyHandle(const EasyHandle&) = delete;
+  EasyHandle& operator=(const EasyHandle&) = delete;
+  ~EasyHandle() {
+    if (easy != nullptr) curl_easy_cleanup(easy);
+  }
+};
+
+// One POST in flight. Lives in the awaiting coroutine's frame; curl reaches it through its
+// EasyHandle (CURLOPT_PRIVATE and the callbacks' user data).
+struct Transfer {
+  Shard* shard = nullptr;        // set while curl holds the easy handle
+  EasyHandle* handle = nullptr;  // likewise
+  Transfer* previous = nullptr;  // the transport's list of transfers in flight
+  Transfer* next = nullptr;
   HttpRequest request;
   HttpResponse response;
-  curl_slist* headers = nullptr;
   std::coroutine_handle<> waiter;
   Clock::time_point started;
   bool too_large = false;  // the body passed request.max_response_bytes; on_body stopped it
-  char error[CURL_ERROR_SIZE] = {};
 
   Transfer() = default;
   Transfer(const Transfer&) = delete;
@@ -124,6 +146,10 @@ struct Transfer {
 class CurlTransport final : public HttpTransport {
  public:
   static constexpr std::uint32_t kShards = 8;
+  // curl reads a response through one buffer per easy handle, 16 KiB by default: with ten
+  // thousand transfers in flight that alone was a third of the heap. Replies are mostly a few KiB;
+  // a longer one takes a few more reads.
+  static constexpr long kReceiveBufferBytes = 4096;
 
   explicit CurlTransport(EventLoop& loop) : loop_(loop) {
     const rlim_t open_files = init_process_once();
@@ -159,13 +185,13 @@ class CurlTransport final : public HttpTransport {
 
   Async<HttpResponse> post(HttpRequest request) override {
     Transfer transfer;
-    transfer.request = std::move(request);
+    transfer.request = request;
     co_await Start{this, &transfer};
     co_return std::move(transfer.response);
   }
 
-  std::size_t in_flight() const override { return active_.size(); }
-  bool busy() const override { return !active_.empty(); }
+  std::size_t in_flight() const override { return in_flight_; }
+  bool busy() const override { return in_flight_ > 0; }
 
   void poll(std::chrono::milliseconds max_wait) override {
     auto wait = std::max(max_wait, std::chrono::milliseconds(0));
@@ -199,10 +225,8 @@ class CurlTransport final : public HttpTransport {
   }
 
   void cancel() override {
-    // Copied: detach() erases from active_.
-    const std::vector<Transfer*> cancelled(active_.begin(), active_.end());
-    for (Transfer* transfer : cancelled) {
-      detach(*transfer);
+    while (Transfer* transfer = first_) {
+      detach(*transfer);  // unlinks it
       transfer->response = cancelled_response(transfer->started);
       loop_.post(transfer->waiter);
     }
@@ -223,18 +247,26 @@ class CurlTransport final : public HttpTransport {
     void await_resume() const noexcept {}
   };
 
+  // A list of request headers and the curl list sent for it.
+  struct HeaderList {
+    std::vector<std::string> lines;
+    curl_slist* list = nullptr;
+  };
+
   void cleanup() {
-    for (Transfer* transfer : active_) {
-      curl_multi_remove_handle(transfer->shard->multi, transfer->easy);
-      curl_easy_cleanup(transfer->easy);
-      transfer->easy = nullptr;
+    for (Transfer* transfer = first_; transfer != nullptr; transfer = transfer->next) {
+      curl_multi_remove_handle(transfer->shard->multi, transfer->handle->easy);
       transfer->shard = nullptr;
+      transfer->handle = nullptr;
     }
-    active_.clear();
-    for (CURL* easy : idle_) curl_easy_cleanup(easy);
+    first_ = nullptr;
+    in_flight_ = 0;
+    handles_.clear();
     idle_.clear();
     for (const auto& shard : shards_) curl_multi_cleanup(shard->multi);
     shards_.clear();
+    for (const HeaderList& headers : header_lists_) curl_slist_free_all(headers.list);
+    header_lists_.clear();
     close(epoll_fd_);
   }
 
@@ -256,12 +288,16 @@ class CurlTransport final : public HttpTransport {
 
   // Takes the transfer back from curl, its easy handle returned to the pool.
   void detach(Transfer& transfer) {
-    curl_multi_remove_handle(transfer.shard->multi, transfer.easy);
-    release_easy(transfer.easy);
+    curl_multi_remove_handle(transfer.shard->multi, transfer.handle->easy);
+    transfer.handle->transfer = nullptr;
+    idle_.push_back(transfer.handle);
     --transfer.shard->in_flight;
-    transfer.easy = nullptr;
+    transfer.handle = nullptr;
     transfer.shard = nullptr;
-    active_.erase(&transfer);
+    (transfer.previous != nullptr ? transfer.previous->next : first_) = transfer.next;
+    if (transfer.next != nullptr) transfer.next->previous = transfer.previous;
+    transfer.previous = transfer.next = nullptr;
+    --in_flight_;
   }
 
   // Hands the transfer to curl; false (with response.failure set) when that is impossible.
@@ -271,47 +307,81 @@ class CurlTransport final : public HttpTransport {
       transfer.response = cancelled_response(transfer.started);
       return false;  // the awaiting coroutine continues at once
     }
-    CURL* easy = acquire_easy();
-    if (easy == nullptr) return fail_to_start(transfer, "curl_easy_init failed");
     const HttpRequest& request = transfer.request;
-    for (const auto& header : request.headers) append_header(transfer, header.c_str());
-    // Without this curl waits up to a second for "100 Continue" before sending larger bodies.
-    append_header(transfer, "Expect:");
-
-    curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+    const curl_slist* headers = header_list(request.headers);
+    if (headers == nullptr) return fail_to_start(transfer, "curl_slist_append failed");
+    EasyHandle* handle = acquire_handle();
+    if (handle == nullptr) return fail_to_start(transfer, "curl_easy_init failed");
+    CURL* easy = handle->easy;
+    if (handle->url != request.url) {
+      handle->url.assign(request.url);  // curl copies it; the copy here only tells it apart
+      curl_easy_setopt(easy, CURLOPT_URL, handle->url.c_str());
+    }
+    if (handle->headers != headers) {
+      handle->headers = headers;
+      curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    }
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.c_str());  // the frame keeps it alive
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.headers);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "parley/" PARLEY_VERSION);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    // The caller keeps the body alive until post() completes. Never a null pointer: curl would
+    // read the body from stdin.
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(request.timeout.count(), 0)));
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::max<long long>(request.connect_timeout.count(), 0)));
     // A declared Content-Length over the limit fails before any body arrives; on_body stops the rest.
     curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error);
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
+    handle->error[0] = '\0';
+    handle->transfer = &transfer;
 
     Shard& shard = least_busy_shard();
     const CURLMcode added = curl_multi_add_handle(shard.multi, easy);
     if (added != CURLM_OK) {
-      release_easy(easy);
+      handle->transfer = nullptr;
+      idle_.push_back(handle);
       return fail_to_start(transfer, std::string("curl_multi_add_handle: ") + curl_multi_strerror(added));
     }
-    transfer.easy = easy;
+    transfer.handle = handle;
     transfer.shard = &shard;
     ++shard.in_flight;
-    active_.insert(&transfer);
+    transfer.next = first_;
+    if (first_ != nullptr) first_->previous = &transfer;
+    first_ = &transfer;
+    ++in_flight_;
     return true;
   }
 
-  static void append_header(Transfer& transfer, const char* header) {
-    curl_slist* appended = curl_slist_append(transfer.headers, header);
-    if (appended != nullptr) transfer.headers = appended;
+  // The curl list for `lines`, built the first time they are sent: clients send the same few
+  // lists with every request. Each ends in "Expect:" (without it curl waits up to a second for
+  // "100 Continue" before larger bodies) and parley's User-Agent (a header rather than
+  // CURLOPT_USERAGENT, which curl formats anew for every transfer). nullptr when out of memory.
+  const curl_slist* header_list(std::span<const std::string> lines) {
+    for (const HeaderList& known : header_lists_) {
+      if (std::equal(known.lines.begin(), known.lines.end(), lines.begin(), lines.end())) return known.list;
+    }
+    HeaderList built{{lines.begin(), lines.end()}, nullptr};
+    std::vector<std::string> sent = built.lines;
+    sent.emplace_back("Expect:");
+    if (std::none_of(lines.begin(), lines.end(), [](const std::string& line) { return is_user_agent(line); }))
+      sent.emplace_back("User-Agent: parley/" PARLEY_VERSION);
+    for (const std::string& line : sent) {
+      curl_slist* appended = curl_slist_append(built.list, line.c_str());
+      if (appended == nullptr) {
+        curl_slist_free_all(built.list);
+        return nullptr;
+      }
+      built.list = appended;
+    }
+    header_lists_.push_back(std::move(built));
+    return header_lists_.back().list;
+  }
+
+  static bool is_user_agent(std::string_view line) {
+    constexpr std::string_view kName = "user-agent:";
+    if (line.size() < kName.size()) return false;
+    for (std::size_t i = 0; i < kName.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(line[i])) != kName[i]) return false;
+    }
+    return true;
   }
 
   static bool fail_to_start(Transfer& transfer, std::string message) {
@@ -331,7 +401,7 @@ class CurlTransport final : public HttpTransport {
     for (const auto& [easy, result] : completed_) {
       char* private_data = nullptr;
       curl_easy_getinfo(easy, CURLINFO_PRIVATE, &private_data);
-      auto* transfer = reinterpret_cast<Transfer*>(private_data);
+      Transfer* transfer = reinterpret_cast<EasyHandle*>(private_data)->transfer;
       HttpResponse& response = transfer->response;
       response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - transfer->started).count();
       if (result == CURLE_OK) {
@@ -350,7 +420,7 @@ class CurlTransport final : public HttpTransport {
         } else {
           response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
                                                                 : HttpResponse::Failure::kConnection;
-          std::string detail = one_line(transfer->error);
+          std::string detail = one_line(transfer->handle->error);
           response.failure_message = detail.empty() ? curl_easy_strerror(result)
                                                     : std::string(curl_easy_strerror(result)) + ": " + detail;
         }
@@ -360,20 +430,31 @@ class CurlTransport final : public HttpTransport {
     }
   }
 
-  CURL* acquire_easy() {
-    if (idle_.empty()) return curl_easy_init();
-    CURL* easy = idle_.back();
-    idle_.pop_back();
-    return easy;
-  }
-
-  void release_easy(CURL* easy) {
-    curl_easy_reset(easy);  // forget options pointing into the finished transfer
-    idle_.push_back(easy);
+  // An idle handle, or a new one configured once; nullptr when curl cannot make one.
+  EasyHandle* acquire_handle() {
+    if (!idle_.empty()) {
+      EasyHandle* handle = idle_.back();
+      idle_.pop_back();
+      return handle;
+    }
+    auto handle = std::make_unique<EasyHandle>();
+    handle->easy = curl_easy_init();
+    if (handle->easy == nullptr) return nullptr;
+    CURL* easy = handle->easy;
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, handle.get());
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, handle.get());
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, handle->error);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, handle.get());
+    handles_.push_back(std::move(handle));
+    return handles_.back().get();
   }
 
   static std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-    auto* transfer = static_cast<Transfer*>(user);
+    Transfer* transfer = static_cast<EasyHandle*>(user)->transfer;
     std::string& body = transfer->response.body;
     if (size * count > transfer->request.max_response_bytes - body.size()) {
       transfer->too_large = true;
@@ -384,7 +465,7 @@ class CurlTransport final : public HttpTransport {
   }
 
   static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
-    auto* transfer = static_cast<Transfer*>(user);
+    Transfer* transfer = static_cast<EasyHandle*>(user)->transfer;
     std::string_view line(data, size * count);
     if (line.starts_with("HTTP/")) {
       transfer->response.retry_after_s.reset();  // a new response (after a 1xx) starts over
@@ -427,15 +508,17 @@ class CurlTransport final : public HttpTransport {
   EventLoop& loop_;
   int epoll_fd_ = -1;
   std::vector<std::unique_ptr<Shard>> shards_;  // stable addresses: curl holds them
-  std::unordered_set<Transfer*> active_;
-  std::vector<CURL*> idle_;
+  Transfer* first_ = nullptr;                   // the transfers in flight, linked
+  std::size_t in_flight_ = 0;
+  std::vector<std::unique_ptr<EasyHandle>> handles_;  // every handle made; stable addresses
+  std::vector<EasyHandle*> idle_;
+  std::vector<HeaderList> header_lists_;
   std::vector<std::pair<CURL*, CURLcode>> completed_;
   std::array<epoll_event, 1024> events_{};
 };
 
 Transfer::~Transfer() {
   if (shard != nullptr) shard->owner->abandon(*this);
-  curl_slist_free_all(headers);
 }
 
 }  // namespace

@@ -57,45 +57,57 @@ class OpenAiClient final : public LlmClient {
 
   bool simulated() const override { return false; }
 
+  // chat() and embed() are not coroutines themselves: the one coroutine of a call owns its
+  // request, so a call queued for a permit holds one frame and no body yet (ten thousand calls
+  // in flight and as many waiting made the frames a large part of the heap).
   Async<ChatResult> chat(ChatRequest request) override {
-    const std::string& model = request.model.empty() ? options_.model : request.model;
-    const std::string body = openai::chat_request_body(model, request.messages, request.sampling);
-    const auto parse = [&request](std::string_view reply) {
-      return openai::parse_chat_response(reply, request);
-    };
-    co_return co_await post_with_retries<ChatResponse>(chat_url_, body, parse);
+    return post_with_retries<ChatResponse>(chat_url_, std::move(request));
   }
 
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
-    const std::string& model = request.model.empty() ? options_.model : request.model;
-    const std::string body = openai::embedding_request_body(model, request.inputs);
-    const auto parse = [&request](std::string_view reply) {
-      return openai::parse_embedding_response(reply, request.inputs);
-    };
-    co_return co_await post_with_retries<EmbeddingResponse>(embeddings_url_, body, parse);
+    return post_with_retries<EmbeddingResponse>(embeddings_url_, std::move(request));
   }
 
  private:
-  // POSTs `body` to `url` until it succeeds or the retry policy gives up. `parse` turns a 2xx
-  // body into a Response or an openai::BadResponse. Callers await it at once, so the arguments
-  // may be references into their frames.
-  template <class Response, class Parse>
-  Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, const std::string& body,
-                                                             const Parse& parse) {
+  const std::string& model_of(const std::string& requested) const {
+    return requested.empty() ? options_.model : requested;
+  }
+  std::string body_of(const ChatRequest& request) const {
+    return openai::chat_request_body(model_of(request.model), request.messages, request.sampling);
+  }
+  std::string body_of(const EmbeddingRequest& request) const {
+    return openai::embedding_request_body(model_of(request.model), request.inputs);
+  }
+  static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply,
+                                                               const ChatRequest& request) {
+    return openai::parse_chat_response(reply, request);
+  }
+  static std::variant<EmbeddingResponse, openai::BadResponse> parse(std::string_view reply,
+                                                                    const EmbeddingRequest& request) {
+    return openai::parse_embedding_response(reply, request.inputs);
+  }
+
+  // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
+  // body is parsed into a Response or an openai::BadResponse. The body is written once, when
+  // the first permit is held, and sent again as it is on every retry.
+  template <class Response, class Request>
+  Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request) {
+    std::string body;
     for (int attempt = 1;; ++attempt) {
       // The permit covers the attempt only: a request backing off must not block others.
       co_await permits_.acquire();
+      if (attempt == 1) body = body_of(request);
       HttpRequest http;
       http.url = url;
       http.body = body;
-      http.headers = headers_;
+      http.headers = headers_;  // views: url, body and headers_ outlive the attempt
       http.timeout = to_ms(options_.timeout_s);
       http.connect_timeout = to_ms(options_.connect_timeout_s);
       http.max_response_bytes = options_.max_reply_bytes;
-      HttpResponse response = co_await transport_.post(std::move(http));
+      HttpResponse response = co_await transport_.post(http);
       permits_.release(loop_);
 
-      std::variant<Response, CallError> outcome = interpret<Response>(response, parse);
+      std::variant<Response, CallError> outcome = interpret<Response>(response, request);
       if (auto* success = std::get_if<Response>(&outcome)) {
         success->latency_ms = response.elapsed_ms;
         success->attempts = attempt;
@@ -108,8 +120,8 @@ class OpenAiClient final : public LlmClient {
     }
   }
 
-  template <class Response, class Parse>
-  std::variant<Response, CallError> interpret(const HttpResponse& response, const Parse& parse) const {
+  template <class Response, class Request>
+  std::variant<Response, CallError> interpret(const HttpResponse& response, const Request& request) const {
     // Text from the server is redacted whole before it is cut short, so no secret is cut in two:
     // servers quote the key they rejected, and some echo the request's headers.
     switch (response.failure) {
@@ -133,11 +145,11 @@ class OpenAiClient final : public LlmClient {
       if (!server_says.empty()) message += ": " + server_says;
       return CallError{CallErrorKind::kHttpStatus, response.status, std::move(message)};
     }
-    auto parsed = parse(std::string_view(response.body));
+    auto parsed = parse(std::string_view(response.body), request);
     if (std::holds_alternative<openai::BadResponse>(parsed)) {
       // The reason may quote the body: take it from the redacted body (a reply is not redacted
       // when it is kept, as model text may well say "Basic idea").
-      auto quoted = parse(std::string_view(redactor_.redact(response.body)));
+      auto quoted = parse(std::string_view(redactor_.redact(response.body)), request);
       auto* bad = std::get_if<openai::BadResponse>(&quoted);
       if (bad == nullptr) bad = &std::get<openai::BadResponse>(parsed);
       return CallError{CallErrorKind::kBadResponse, response.status, redactor_.redact(std::move(bad->message))};

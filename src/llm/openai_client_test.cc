@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "parley/llm_client.h"
+#include "parley/version.h"
 #include "support/fake_openai_server.h"
 
 namespace parley {
@@ -218,6 +219,7 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
   EXPECT_EQ(requests[0].headers["content-type"], "application/json");
   EXPECT_EQ(requests[0].headers.count("authorization"), 0u);
   EXPECT_EQ(requests[0].headers.count("expect"), 0u);
+  EXPECT_EQ(requests[0].headers["user-agent"], "parley/" PARLEY_VERSION);
   json body = json::parse(requests[0].body);
   EXPECT_EQ(body["model"], "fake-model");
   EXPECT_EQ(body["messages"], (json{{{"role", "system"}, {"content", "Answer briefly."}},
@@ -799,6 +801,49 @@ TEST(OpenAiClient, PerEndpointConcurrencyLimit) {
   EXPECT_EQ(server.requests(), 100u);
   EXPECT_LE(server.peak_pending(), 8u);
   EXPECT_GE(server.peak_pending(), 2u);  // concurrency was used at all
+}
+
+TEST(OpenAiClient, APooledHandleCarriesOnlyItsOwnRequest) {
+  // One transport, requests one after another, so each reuses the same pooled curl handle: the
+  // URL's credentials, the API key, the path and the reply limit of one request must not
+  // reach the next.
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse embedding;
+  embedding.body = json{{"data", {{{"index", 0}, {"embedding", {1.0}}}}}}.dump();
+  FakeOpenAiServer server([recorder, embedding](const FakeRequest& request) {
+    recorder->add(request);
+    return request.path == "/v1/embeddings" ? embedding : ok_reply(answer_spec());
+  });
+  Harness harness;
+  EndpointOptions plain_options = options_for(server);
+  plain_options.retry.max_retries = 0;
+  EndpointOptions with_credentials = plain_options;
+  with_credentials.base_url.insert(std::string("http://").size(), "alice:hunter2@");
+  with_credentials.max_reply_bytes = 10;
+  auto plain = harness.client(plain_options);
+  auto credentials = harness.client(with_credentials);
+  auto keyed = harness.client_with_key(plain_options, "sk-pooled-key");
+
+  EXPECT_EQ(failed(harness.run_one(*credentials, question())).kind, CallErrorKind::kTooLarge);
+  EXPECT_EQ(ok(harness.run_one(*plain, question())).text, "Answer: B");
+  EXPECT_EQ(ok(harness.run_one(*keyed, question())).text, "Answer: B");
+  EXPECT_EQ(ok(harness.embed_one(*plain, EmbeddingRequest{"fake-embedder", {"one"}})).vectors.size(), 1u);
+  EXPECT_EQ(ok(harness.run_one(*plain, question())).text, "Answer: B");
+
+  const auto requests = recorder->requests();
+  ASSERT_EQ(requests.size(), 5u);
+  const auto authorization = [](const FakeRequest& request) {
+    const auto it = request.headers.find("authorization");
+    return it == request.headers.end() ? std::string("(none)") : it->second;
+  };
+  EXPECT_EQ(authorization(requests[0]), "Basic YWxpY2U6aHVudGVyMg==");  // alice:hunter2
+  EXPECT_EQ(authorization(requests[1]), "(none)");
+  EXPECT_EQ(authorization(requests[2]), "Bearer sk-pooled-key");
+  EXPECT_EQ(authorization(requests[3]), "(none)");
+  EXPECT_EQ(authorization(requests[4]), "(none)");
+  EXPECT_EQ(requests[3].path, "/v1/embeddings");
+  EXPECT_EQ(requests[4].path, "/v1/chat/completions");
+  for (const auto& request : requests) EXPECT_EQ(request.headers.at("content-type"), "application/json");
 }
 
 TEST(OpenAiClient, SequentialRequestsReuseTheConnection) {

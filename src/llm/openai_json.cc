@@ -4,17 +4,21 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace parley::openai {
 namespace {
 
-using nlohmann::json;
+using simdjson::dom::element;
 
 // Control characters would break the one-line promise of CallError::message.
 std::string one_line(std::string_view text) {
@@ -24,18 +28,7 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-
-const json* member(const json& object, const char* name) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(name);
-  return it == object.end() ? nullptr : &*it;
-}
-
-std::string string_or_empty(const json* value) {
-  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
-}
-
-// ---- Repairing a server's JSON text ----------------------------------------------------------
+// ---- UTF-8 -----------------------------------------------------------------------------------
 
 constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
 
@@ -88,6 +81,101 @@ std::string replace_invalid_utf8(std::string_view text) {
   return out;
 }
 
+// ---- Writing request bodies ------------------------------------------------------------------
+// Written directly rather than through a JSON tree (building the tree cost more than the rest of
+// a call). The bytes are what nlohmann::json's dump() wrote before: keys in sorted order, strings
+// escaped alike (openai_json_test compares the two on hostile strings).
+
+// Whether any of eight bytes needs a look of its own: a control character, ", \ or a byte of a
+// multi-byte sequence (bit tricks after Anderson's "Bit Twiddling Hacks": haszero, hasless).
+bool any_byte_needs_care(std::uint64_t word) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  const std::uint64_t below_space = (word - kOnes * 0x20) & ~word & kHigh;
+  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) |
+          has_zero_byte(word ^ (kOnes * '\\'))) != 0;
+}
+
+// `text` as a JSON string: ", \ and control characters escaped (\b \t \n \f \r, the others as
+// \u00xx), everything else as UTF-8 with each invalid sequence one U+FFFD (prompts come from
+// datasets: bad UTF-8 is replaced rather than failing the call).
+void append_json_string(std::string& out, std::string_view text) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t copied = 0;  // text[copied, at) is still to be appended as it is
+  for (std::size_t at = 0; at < text.size();) {
+    std::uint64_t word = 0;
+    if (at + sizeof word <= text.size()) {
+      std::memcpy(&word, text.data() + at, sizeof word);
+      if (!any_byte_needs_care(word)) {
+        at += sizeof word;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(text[at]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++at;
+      continue;
+    }
+    const auto [length, valid] = utf8_sequence(text, at);
+    if (c >= 0x80 && valid) {
+      at += length;
+      continue;
+    }
+    out.append(text.substr(copied, at - copied));
+    switch (c) {
+      case '"':
+        out.append("\\\"");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\b':
+        out.append("\\b");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\f':
+        out.append("\\f");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      default:
+        if (c < 0x20) {
+          out.append("\\u00");
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.append(kReplacementCharacter);
+        }
+    }
+    at += length;
+    copied = at;
+  }
+  out.append(text.substr(copied));
+  out.push_back('"');
+}
+
+// The shortest text that reads back as `value`, with ".0" on whole numbers so it stays a
+// floating-point literal; null when not finite (JSON has no NaN or infinity).
+void append_json_double(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out.append("null");
+    return;
+  }
+  const std::size_t start = out.size();
+  fmt::format_to(std::back_inserter(out), "{}", value);
+  if (out.find_first_of(".e", start) == std::string::npos) out.append(".0");
+}
+
+// ---- Repairing a server's JSON text ----------------------------------------------------------
+
 // The code unit of a "\uXXXX" escape at text[at], or nullopt when there is none.
 std::optional<unsigned> unicode_escape(std::string_view text, std::size_t at) {
   if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return std::nullopt;
@@ -124,6 +212,18 @@ bool is_unreadable_number(std::string_view token) {
   if (token.find_first_of("eE") == std::string_view::npos && token.size() < 300) return false;
   const std::string literal(token);
   return !std::isfinite(std::strtod(literal.c_str(), nullptr));
+}
+
+// A whole-number literal outside the 64-bit integers (below -2^63 or above 2^64 - 1). Such a
+// number is read as a double, as a JSON parser without big integers reads it.
+bool is_integer_beyond_64_bits(std::string_view token) {
+  const bool negative = token.front() == '-';
+  const std::string_view digits = token.substr(negative ? 1 : 0);
+  if (digits.empty() ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  const std::string_view largest = negative ? "9223372036854775808" : "18446744073709551615";
+  return digits.size() > largest.size() || (digits.size() == largest.size() && digits > largest);
 }
 
 struct RepairedJson {
@@ -168,7 +268,12 @@ RepairedJson repair_json_text(std::string_view body) {
       std::size_t end = at;
       while (end < body.size() && is_bare_token_char(body[end])) ++end;
       const std::string_view token = body.substr(at, end - at);
-      out.append(is_unreadable_number(token) ? std::string_view("null") : token);
+      if (is_unreadable_number(token)) {
+        out.append("null");
+      } else {
+        out.append(token);
+        if (is_integer_beyond_64_bits(token)) out.append(".0");
+      }
       at = end;
     } else {
       out.push_back(c);
@@ -178,14 +283,99 @@ RepairedJson repair_json_text(std::string_view body) {
   return repaired;
 }
 
-// The body, repaired, as a JSON object; or why it is not one.
-std::variant<json, BadResponse> parse_object(std::string_view body, std::vector<std::string>& warnings) {
-  const RepairedJson repaired = repair_json_text(body);
-  json parsed = json::parse(repaired.text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return BadResponse{"invalid JSON in response: " + error_summary(body, 80)};
-  if (!parsed.is_object()) return BadResponse{"response is not a JSON object"};
-  if (repaired.replaced_utf8) warnings.emplace_back("invalid UTF-8 in the reply replaced by U+FFFD");
-  return parsed;
+// ---- Reading a server's JSON -----------------------------------------------------------------
+
+// A body parsed with simdjson: the document as sent when it parses, otherwise as repaired
+// (repairing copies the whole body, so it is done only for a body that needs it). Its root is
+// valid while this object lives. Bodies up to kSharedParserBytes share one parser per thread,
+// whose buffers are reused; a larger body (or one parsed while the shared parser is in use) gets
+// a parser of its own, so one huge reply does not keep its buffers for the rest of the run.
+class JsonBody {
+ public:
+  static constexpr std::size_t kSharedParserBytes = std::size_t{64} << 10;
+
+  explicit JsonBody(std::string_view body) {
+    // A byte-order mark opens some files served as JSON; nlohmann::json skipped it, simdjson does not.
+    constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+    if (body.starts_with(kByteOrderMark)) body.remove_prefix(kByteOrderMark.size());
+    if (body.size() <= kSharedParserBytes && !shared_in_use_) {
+      shared_in_use_ = true;
+      parser_ = &shared_parser();
+    } else {
+      own_ = std::make_unique<simdjson::dom::parser>();
+      parser_ = own_.get();
+    }
+    if (parser_->parse(body.data(), body.size()).get(root_) == simdjson::SUCCESS) {
+      parsed_ = true;
+      return;
+    }
+    const RepairedJson repaired = repair_json_text(body);
+    parsed_ = parser_->parse(repaired.text).get(root_) == simdjson::SUCCESS;
+    replaced_utf8_ = parsed_ && repaired.replaced_utf8;
+  }
+  ~JsonBody() {
+    if (own_ == nullptr) shared_in_use_ = false;
+  }
+  JsonBody(const JsonBody&) = delete;
+  JsonBody& operator=(const JsonBody&) = delete;
+
+  // The document's root; nullptr when the body is not JSON even once repaired.
+  const element* root() const { return parsed_ ? &root_ : nullptr; }
+  // Whether invalid UTF-8 or an unpaired surrogate escape was replaced by U+FFFD.
+  bool replaced_utf8() const { return replaced_utf8_; }
+
+ private:
+  static simdjson::dom::parser& shared_parser() {
+    thread_local simdjson::dom::parser parser;
+    return parser;
+  }
+  static thread_local bool shared_in_use_;
+
+  std::unique_ptr<simdjson::dom::parser> own_;
+  simdjson::dom::parser* parser_ = nullptr;
+  element root_;
+  bool parsed_ = false;
+  bool replaced_utf8_ = false;
+};
+
+thread_local bool JsonBody::shared_in_use_ = false;
+
+// The body's root as a JSON object; or why it is not one.
+std::variant<element, BadResponse> object_root(const JsonBody& parsed, std::string_view body,
+                                               std::vector<std::string>& warnings) {
+  const element* root = parsed.root();
+  if (root == nullptr) return BadResponse{"invalid JSON in response: " + error_summary(body, 80)};
+  if (!root->is_object()) return BadResponse{"response is not a JSON object"};
+  if (parsed.replaced_utf8()) warnings.emplace_back("invalid UTF-8 in the reply replaced by U+FFFD");
+  return *root;
+}
+
+// object.<name>; nullopt when `object` is not an object or has no such member. Of repeated
+// names the last counts, as it did when replies were read with nlohmann::json.
+std::optional<element> member(const element& object, std::string_view name) {
+  simdjson::dom::object fields;
+  if (object.get_object().get(fields) != simdjson::SUCCESS) return std::nullopt;
+  std::optional<element> found;
+  for (const auto field : fields) {
+    if (field.key == name) found = field.value;
+  }
+  return found;
+}
+
+std::optional<element> member(const std::optional<element>& object, std::string_view name) {
+  return object ? member(*object, name) : std::nullopt;
+}
+
+std::string string_or_empty(const std::optional<element>& value) {
+  std::string_view text;
+  if (!value || value->get_string().get(text) != simdjson::SUCCESS) return {};
+  return std::string(text);
+}
+
+// A number's value (either integer kind converted); callers checked is_number().
+double number_of(const element& value) {
+  double number = 0.0;
+  return value.get_double().get(number) == simdjson::SUCCESS ? number : 0.0;
 }
 
 // ---- Usage and log-probabilities: believed only when plausible -------------------------------
@@ -195,17 +385,41 @@ std::int64_t plausible_tokens(std::size_t bytes) {
   return kUsageSlackTokens + kUsageTokensPerByte * static_cast<std::int64_t>(bytes);
 }
 
-// A JSON value as a one-line warning quotes it.
-std::string quoted(const json& value) {
-  return shorten_utf8(value.dump(-1, ' ', false, json::error_handler_t::replace), 40);
+nlohmann::json to_nlohmann(const element& value) {
+  simdjson::dom::array items;
+  simdjson::dom::object fields;
+  std::string_view text;
+  if (value.get_array().get(items) == simdjson::SUCCESS) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const element item : items) array.push_back(to_nlohmann(item));
+    return array;
+  }
+  if (value.get_object().get(fields) == simdjson::SUCCESS) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto field : fields) object[std::string(field.key)] = to_nlohmann(field.value);
+    return object;
+  }
+  if (value.get_string().get(text) == simdjson::SUCCESS) return std::string(text);
+  if (value.is_int64()) return value.get_int64().value_unsafe();
+  if (value.is_uint64()) return value.get_uint64().value_unsafe();
+  if (value.is_number()) return number_of(value);
+  bool flag = false;
+  if (value.get_bool().get(flag) == simdjson::SUCCESS) return flag;
+  return nullptr;
+}
+
+// A JSON value as a one-line warning quotes it (written by nlohmann::json, as it always was:
+// warnings are rare, and their text stays the same).
+std::string quoted(const element& value) {
+  return shorten_utf8(to_nlohmann(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 40);
 }
 
 // object.<name> as a whole number from 0 to `limit`; otherwise nullopt and why (also when it
 // is missing). `field` names it in the reason.
-std::optional<std::int64_t> token_count(const json& object, const char* name, const std::string& field,
+std::optional<std::int64_t> token_count(const element& object, const char* name, const std::string& field,
                                         std::int64_t limit, std::string& problem) {
-  const json* value = member(object, name);
-  if (value == nullptr) {
+  const std::optional<element> value = member(object, name);
+  if (!value) {
     problem = field + " is missing";
     return std::nullopt;
   }
@@ -213,7 +427,7 @@ std::optional<std::int64_t> token_count(const json& object, const char* name, co
     problem = fmt::format("{} {} is not a number", field, quoted(*value));
     return std::nullopt;
   }
-  const double number = value->get<double>();  // exact for every count a limit lets through
+  const double number = number_of(*value);  // exact for every count a limit lets through
   if (number != std::floor(number)) {
     problem = fmt::format("{} {} is not a whole number", field, quoted(*value));
   } else if (number < 0) {
@@ -227,15 +441,14 @@ std::optional<std::int64_t> token_count(const json& object, const char* name, co
   return std::nullopt;
 }
 
-// The body's usage object when it has any of `counts`; nullptr when the server sent no counts
+// The body's usage object when it has any of `counts`; nullopt when the server sent no counts
 // (servers differ: usage may be absent, null, or an object without counts).
-const json* usage_object(const json& body, std::initializer_list<const char*> counts) {
-  const json* usage = member(body, "usage");
-  if (usage == nullptr) return nullptr;
+std::optional<element> usage_object(const element& body, std::initializer_list<const char*> counts) {
+  const std::optional<element> usage = member(body, "usage");
   for (const char* name : counts) {
-    if (member(*usage, name) != nullptr) return usage;
+    if (member(usage, name)) return usage;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 void warn_usage_not_believed(const std::string& problem, std::vector<std::string>& warnings) {
@@ -244,10 +457,10 @@ void warn_usage_not_believed(const std::string& problem, std::vector<std::string
 
 // The server's chat usage when it is believable (see the header); otherwise nullopt, with a
 // warning when counts were sent but not believed.
-std::optional<Usage> chat_usage(const json& body, std::int64_t prompt_limit, std::int64_t completion_limit,
+std::optional<Usage> chat_usage(const element& body, std::int64_t prompt_limit, std::int64_t completion_limit,
                                 std::vector<std::string>& warnings) {
-  const json* usage = usage_object(body, {"prompt_tokens", "completion_tokens"});
-  if (usage == nullptr) return std::nullopt;
+  const std::optional<element> usage = usage_object(body, {"prompt_tokens", "completion_tokens"});
+  if (!usage) return std::nullopt;
   std::string problem;
   const auto prompt = token_count(*usage, "prompt_tokens", "usage.prompt_tokens", prompt_limit, problem);
   const auto completion =
@@ -255,9 +468,9 @@ std::optional<Usage> chat_usage(const json& body, std::int64_t prompt_limit, std
              : std::nullopt;
   if (prompt && completion) {
     Usage counted{*prompt, *completion, 0, false};
-    const json* details = member(*usage, "prompt_tokens_details");
-    const json* cached = details != nullptr ? member(*details, "cached_tokens") : nullptr;
-    if (cached == nullptr || cached->is_null()) return counted;  // servers without a prompt cache
+    const std::optional<element> details = member(*usage, "prompt_tokens_details");
+    const std::optional<element> cached = member(details, "cached_tokens");
+    if (!cached || cached->is_null()) return counted;  // servers without a prompt cache
     const auto count = token_count(*details, "cached_tokens", "usage.prompt_tokens_details.cached_tokens",
                                    *prompt, problem);
     if (count) {
@@ -271,24 +484,24 @@ std::optional<Usage> chat_usage(const json& body, std::int64_t prompt_limit, std
 
 // The reply's log-probability statistics; nullopt when the server sent none, or (with a
 // warning) when they cannot be believed: one token without a finite logprob spoils them all.
-std::optional<LogprobStats> logprob_stats(const json& choice, std::vector<std::string>& warnings) {
-  const json* logprobs = member(choice, "logprobs");
-  const json* content = logprobs != nullptr ? member(*logprobs, "content") : nullptr;
-  if (content == nullptr || content->is_null()) return std::nullopt;
-  if (!content->is_array()) {
+std::optional<LogprobStats> logprob_stats(const element& choice, std::vector<std::string>& warnings) {
+  const std::optional<element> content = member(member(choice, "logprobs"), "content");
+  if (!content || content->is_null()) return std::nullopt;
+  simdjson::dom::array tokens;
+  if (content->get_array().get(tokens) != simdjson::SUCCESS) {
     warnings.emplace_back("logprobs dropped: logprobs.content is not an array");
     return std::nullopt;
   }
   std::vector<double> values;
-  values.reserve(content->size());
-  for (std::size_t index = 0; index < content->size(); ++index) {
-    const json* logprob = member((*content)[index], "logprob");
-    if (logprob == nullptr || !logprob->is_number() || !std::isfinite(logprob->get<double>())) {
-      warnings.push_back(fmt::format("logprobs dropped: token {} has no finite logprob ({})", index,
-                                     logprob == nullptr ? std::string("none") : quoted(*logprob)));
+  values.reserve(tokens.size());
+  for (const element token : tokens) {
+    const std::optional<element> logprob = member(token, "logprob");
+    if (!logprob || !logprob->is_number() || !std::isfinite(number_of(*logprob))) {
+      warnings.push_back(fmt::format("logprobs dropped: token {} has no finite logprob ({})", values.size(),
+                                     logprob ? quoted(*logprob) : std::string("none")));
       return std::nullopt;
     }
-    values.push_back(logprob->get<double>());
+    values.push_back(number_of(*logprob));
   }
   if (values.empty()) return std::nullopt;
   return reduce_logprobs(values);
@@ -296,13 +509,14 @@ std::optional<LogprobStats> logprob_stats(const json& choice, std::vector<std::s
 
 // One embedding's values; nullopt unless it is an array of finite numbers (an overflowing
 // literal reaches here as null).
-std::optional<std::vector<double>> finite_numbers(const json* values) {
-  if (values == nullptr || !values->is_array()) return std::nullopt;
+std::optional<std::vector<double>> finite_numbers(const std::optional<element>& values) {
+  simdjson::dom::array array;
+  if (!values || values->get_array().get(array) != simdjson::SUCCESS) return std::nullopt;
   std::vector<double> out;
-  out.reserve(values->size());
-  for (const json& value : *values) {
-    if (!value.is_number() || !std::isfinite(value.get<double>())) return std::nullopt;
-    out.push_back(value.get<double>());
+  out.reserve(array.size());
+  for (const element value : array) {
+    if (!value.is_number() || !std::isfinite(number_of(value))) return std::nullopt;
+    out.push_back(number_of(value));
   }
   return out;
 }
@@ -319,33 +533,47 @@ std::string shorten_utf8(std::string text, std::size_t max_bytes) {
 
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
                               const Sampling& sampling) {
-  json list = json::array();
-  for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
-  json body = {{"model", model},
-               {"messages", std::move(list)},
-               {"temperature", sampling.temperature},
-               {"top_p", sampling.top_p},
-               {"max_tokens", sampling.max_tokens}};
-  if (sampling.seed) body["seed"] = *sampling.seed;
-  if (sampling.logprobs) body["logprobs"] = true;
-  // Prompts come from datasets; replace bad UTF-8 rather than fail the call.
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::size_t size = 160 + model.size();
+  for (const auto& m : messages) size += 32 + m.role.size() + m.content.size();
+  std::string body;
+  body.reserve(size + size / 16);  // room for a few escapes
+  body.append("{");
+  if (sampling.logprobs) body.append(R"("logprobs":true,)");
+  fmt::format_to(std::back_inserter(body), R"("max_tokens":{},"messages":[)", sampling.max_tokens);
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    body.append(i == 0 ? R"({"content":)" : R"(,{"content":)");
+    append_json_string(body, messages[i].content);
+    body.append(R"(,"role":)");
+    append_json_string(body, messages[i].role);
+    body.push_back('}');
+  }
+  body.append(R"(],"model":)");
+  append_json_string(body, model);
+  if (sampling.seed) fmt::format_to(std::back_inserter(body), R"(,"seed":{})", *sampling.seed);
+  body.append(R"(,"temperature":)");
+  append_json_double(body, sampling.temperature);
+  body.append(R"(,"top_p":)");
+  append_json_double(body, sampling.top_p);
+  body.push_back('}');
+  return body;
 }
 
 std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request) {
   ChatResponse response;
-  auto object = parse_object(body, response.warnings);
+  const JsonBody json(body);
+  auto object = object_root(json, body, response.warnings);
   if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
-  const json& parsed = std::get<json>(object);
-  const json* choices = member(parsed, "choices");
-  if (choices == nullptr || !choices->is_array() || choices->empty())
+  const element& parsed = std::get<element>(object);
+  const std::optional<element> choices = member(parsed, "choices");
+  simdjson::dom::array choice_list;
+  if (!choices || choices->get_array().get(choice_list) != simdjson::SUCCESS || choice_list.size() == 0)
     return BadResponse{"response has no choices"};
-  const json& choice = (*choices)[0];
-  const json* message = member(choice, "message");
-  if (message == nullptr || !message->is_object()) return BadResponse{"response choice has no message"};
+  const element choice = *choice_list.begin();
+  const std::optional<element> message = member(choice, "message");
+  if (!message || !message->is_object()) return BadResponse{"response choice has no message"};
 
-  const json* content = member(*message, "content");
-  if (content != nullptr && !content->is_string() && !content->is_null())
+  const std::optional<element> content = member(*message, "content");
+  if (content && !content->is_string() && !content->is_null())
     return BadResponse{"response message content is not a string"};
   response.text = string_or_empty(content);
   // vLLM and DeepSeek say reasoning_content; some servers (Ollama, OpenRouter) say reasoning.
@@ -369,32 +597,47 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
 }
 
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs) {
-  json body = {{"model", model}, {"input", inputs}, {"encoding_format", "float"}};
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);  // texts may hold bad UTF-8
+  std::size_t size = 64 + model.size();
+  for (const auto& input : inputs) size += 4 + input.size();
+  std::string body;
+  body.reserve(size + size / 16);
+  body.append(R"({"encoding_format":"float","input":[)");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (i > 0) body.push_back(',');
+    append_json_string(body, inputs[i]);  // texts may hold bad UTF-8
+  }
+  body.append(R"(],"model":)");
+  append_json_string(body, model);
+  body.push_back('}');
+  return body;
 }
 
 std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
     std::string_view body, const std::vector<std::string>& inputs) {
   EmbeddingResponse response;
-  auto object = parse_object(body, response.warnings);
+  const JsonBody json(body);
+  auto object = object_root(json, body, response.warnings);
   if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
-  const json& parsed = std::get<json>(object);
-  const json* data = member(parsed, "data");
-  if (data == nullptr || !data->is_array()) return BadResponse{"response has no data array"};
+  const element& parsed = std::get<element>(object);
+  const std::optional<element> data = member(parsed, "data");
+  simdjson::dom::array items;
+  if (!data || data->get_array().get(items) != simdjson::SUCCESS)
+    return BadResponse{"response has no data array"};
   const std::size_t count = inputs.size();
-  if (data->size() != count) {
-    return BadResponse{"response has " + std::to_string(data->size()) + " embeddings for " +
+  if (items.size() != count) {
+    return BadResponse{"response has " + std::to_string(items.size()) + " embeddings for " +
                        std::to_string(count) + " inputs"};
   }
 
   response.vectors.resize(count);
   std::vector<bool> placed(count, false);
-  for (std::size_t position = 0; position < count; ++position) {
-    const json& item = (*data)[position];
-    std::size_t index = position;
-    if (const json* given = member(item, "index")) {
-      if (!given->is_number_unsigned()) return BadResponse{"embedding index is not a non-negative integer"};
-      const auto value = given->get<std::uint64_t>();
+  std::size_t position = 0;
+  for (const element item : items) {
+    std::size_t index = position++;
+    if (const std::optional<element> given = member(item, "index")) {
+      std::uint64_t value = 0;
+      if (given->get_uint64().get(value) != simdjson::SUCCESS)
+        return BadResponse{"embedding index is not a non-negative integer"};
       if (value >= count) {
         return BadResponse{"embedding index " + std::to_string(value) + " is out of range for " +
                            std::to_string(count) + " inputs"};
@@ -421,7 +664,7 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
   std::size_t input_bytes = 0;
   for (const auto& input : inputs) input_bytes += input.size();
   std::optional<std::int64_t> prompt;
-  if (const json* usage = usage_object(parsed, {"prompt_tokens"})) {
+  if (const std::optional<element> usage = usage_object(parsed, {"prompt_tokens"})) {
     std::string problem;
     prompt = token_count(*usage, "prompt_tokens", "usage.prompt_tokens", plausible_tokens(input_bytes), problem);
     if (!prompt) warn_usage_not_believed(problem, response.warnings);
@@ -436,18 +679,18 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(
 }
 
 std::string error_summary(std::string_view body, std::size_t max_bytes) {
-  json parsed = json::parse(repair_json_text(body).text, nullptr, /*allow_exceptions=*/false);
   std::string text;
-  if (!parsed.is_discarded()) {
+  const JsonBody json(body);
+  if (const element* parsed = json.root()) {
     // {"error": {"message": ...}} (OpenAI), {"error": "..."}, {"message": ...} (vLLM), {"detail": ...}.
-    const json* error = member(parsed, "error");
-    if (error != nullptr && error->is_string()) {
-      text = error->get<std::string>();
-    } else if (error != nullptr) {
+    const std::optional<element> error = member(*parsed, "error");
+    if (error && error->is_string()) {
+      text = string_or_empty(error);
+    } else if (error) {
       text = string_or_empty(member(*error, "message"));
     }
-    if (text.empty()) text = string_or_empty(member(parsed, "message"));
-    if (text.empty()) text = string_or_empty(member(parsed, "detail"));
+    if (text.empty()) text = string_or_empty(member(*parsed, "message"));
+    if (text.empty()) text = string_or_empty(member(*parsed, "detail"));
   }
   if (text.empty()) text = replace_invalid_utf8(body);
   return shorten_utf8(one_line(text), max_bytes);

@@ -14,7 +14,8 @@
 namespace parley::openai {
 
 // {"model", "messages": [{"role", "content"}], "temperature", "top_p", "max_tokens",
-//  "seed" (when set), "logprobs": true (when requested)}.
+//  "seed" (when set), "logprobs": true (when requested)}, keys in sorted order; invalid UTF-8
+// in the texts is sent as U+FFFD.
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
                               const Sampling& sampling);
 
@@ -25,7 +26,9 @@ struct BadResponse {
 
 // Every parser first repairs what would make a server's whole reply unreadable: invalid UTF-8
 // and unpaired \u surrogate escapes become U+FFFD (a warning says so); NaN, Infinity and
-// numbers beyond a double's range (Python's json emits them) become null.
+// numbers beyond a double's range (Python's json emits them) become null; whole numbers beyond
+// 64 bits are read as doubles. A UTF-8 byte-order mark before the JSON is skipped; nesting
+// deeper than 1024 levels is invalid JSON (simdjson's limit).
 //
 // Usage counts are believed when each is a whole number from 0 to a plausible limit:
 // 4096 + 2 tokens per byte of the texts sent (prompt_tokens), of the texts received plus

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <string>
 #include <variant>
 
@@ -62,6 +64,95 @@ TEST(ChatRequestBody, SeedAndLogprobsWhenAsked) {
 TEST(ChatRequestBody, InvalidUtf8IsReplacedNotThrown) {
   json body = json::parse(chat_request_body("m", {{"user", std::string("a\xff" "b")}}, Sampling{}));
   EXPECT_EQ(body["messages"][0]["content"], "a\xEF\xBF\xBD" "b");
+}
+
+// The bodies nlohmann::json wrote before the direct writer: the reference it must match byte
+// for byte.
+std::string nlohmann_chat_body(const std::string& model, const std::vector<ChatMessage>& messages,
+                               const Sampling& sampling) {
+  json list = json::array();
+  for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
+  json body = {{"model", model},
+               {"messages", std::move(list)},
+               {"temperature", sampling.temperature},
+               {"top_p", sampling.top_p},
+               {"max_tokens", sampling.max_tokens}};
+  if (sampling.seed) body["seed"] = *sampling.seed;
+  if (sampling.logprobs) body["logprobs"] = true;
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Strings a dataset or a model may hold: every control character, quotes, backslashes, DEL,
+// valid UTF-8 of every length, and broken UTF-8 (stray and truncated bytes, overlong forms,
+// encoded surrogates, beyond U+10FFFF, cut off at the end).
+std::vector<std::string> hostile_strings() {
+  std::string controls;
+  for (int c = 0; c < 0x20; ++c) controls.push_back(static_cast<char>(c));
+  return {"",
+          controls,
+          "quote \" backslash \\ slash / DEL \x7f",
+          "\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF",
+          "stray \xFF \x80 \xBF bytes",
+          "truncated \xE2\x82 then \xF0\x9F\x98 and \xC3",
+          "overlong \xC0\xAF \xE0\x80\xAF \xF0\x80\x80\xAF",
+          "surrogate \xED\xA0\x80 \xED\xBF\xBF",
+          "beyond \xF4\x90\x80\x80 \xF5\x80\x80\x80",
+          "cut at the end \xF0\x9F"};
+}
+
+TEST(ChatRequestBody, EscapesExactlyAsNlohmannJsonDid) {
+  const Sampling sampling;
+  for (const std::string& text : hostile_strings()) {
+    const std::vector<ChatMessage> messages = {{"system", text}, {text, "user text"}};
+    EXPECT_EQ(chat_request_body(text, messages, sampling), nlohmann_chat_body(text, messages, sampling))
+        << text;
+  }
+  // Random bytes, biased towards the ones that need care (fixed seed: the same strings every run).
+  std::mt19937 random(14);
+  using namespace std::string_literals;
+  const std::string special = "\"\\\x00\x01\x1f\x7f\x80\xbf\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff"s;
+  ASSERT_EQ(special.size(), 18u);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int length = static_cast<int>(random() % 24);
+    for (int i = 0; i < length; ++i) {
+      text.push_back(random() % 2 ? special[random() % special.size()] : static_cast<char>(random() % 256));
+    }
+    const std::vector<ChatMessage> messages = {{"user", text}};
+    ASSERT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling))
+        << round;
+  }
+}
+
+TEST(ChatRequestBody, EscapesWorkedOutByHand) {
+  const std::string body = chat_request_body("m", {{"user", "a\x01\"\\\n\t\x7f\xff\xC3\xA9"}}, Sampling{});
+  EXPECT_NE(body.find(R"("content":"a\u0001\"\\\n\t)"
+                      "\x7f\xEF\xBF\xBD\xC3\xA9\""),
+            std::string::npos)
+      << body;
+}
+
+TEST(ChatRequestBody, SamplingValuesAreWrittenAsNlohmannJsonWroteThem) {
+  const std::vector<ChatMessage> messages = {{"user", "hi"}};
+  for (const double temperature : {0.0, 0.2, 0.7, 1.0, 1.5, 2.0, 1e-5, 0.0001, 123.456}) {
+    for (const double top_p : {1.0, 0.95, 0.5}) {
+      Sampling sampling;
+      sampling.temperature = temperature;
+      sampling.top_p = top_p;
+      sampling.max_tokens = temperature > 1 ? -1 : 2048;
+      sampling.seed =
+          temperature > 0.5 ? std::optional<std::uint64_t>(18446744073709551615ULL) : std::nullopt;
+      sampling.logprobs = top_p < 1.0;
+      EXPECT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling))
+          << temperature << " " << top_p;
+    }
+  }
+  // JSON has no NaN or infinity: such a value is sent as null, as nlohmann::json sent it.
+  Sampling broken;
+  broken.temperature = std::nan("");
+  broken.top_p = HUGE_VAL;
+  EXPECT_EQ(chat_request_body("m", messages, broken), nlohmann_chat_body("m", messages, broken));
+  EXPECT_EQ(json::parse(chat_request_body("m", messages, broken))["temperature"], nullptr);
 }
 
 TEST(ParseChatResponse, ReadsEveryField) {
@@ -127,6 +218,54 @@ TEST(ParseChatResponse, RejectsUnusableBodies) {
   EXPECT_EQ(parse_bad(R"({"choices": [{"text": "legacy"}]})"), "response choice has no message");
   EXPECT_EQ(parse_bad(R"({"choices": [{"message": {"content": 5}}]})"), "response message content is not a string");
   EXPECT_NE(parse_bad("").find("invalid JSON"), std::string::npos);
+}
+
+TEST(ParseChatResponse, ReadsWhatNlohmannJsonRead) {
+  // A byte-order mark before the JSON is skipped.
+  EXPECT_EQ(parse_ok("\xEF\xBB\xBF"
+                     R"({"choices": [{"message": {"content": "bom"}}]})")
+                .text,
+            "bom");
+  // Of repeated names the last counts.
+  EXPECT_EQ(parse_ok(R"({"choices": [{"message": {"content": "first", "content": "last"}}]})").text, "last");
+  EXPECT_EQ(parse_ok(R"({"choices": [], "choices": [{"message": {"content": "x"}}]})").text, "x");
+  // Whole numbers beyond 64 bits are doubles: 2^64 is quoted as nlohmann::json wrote it.
+  const std::vector<ChatMessage> prompt = {{"user", "abcdefgh"}};
+  ChatResponse big = parse_ok(
+      R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": 18446744073709551616, "completion_tokens": 5}})",
+      prompt, 64);
+  EXPECT_TRUE(big.usage.estimated);
+  EXPECT_EQ(big.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      "1.8446744073709552e+19 is more than 4112, the most this call "
+                                      "can plausibly use"}));
+  ChatResponse negative = parse_ok(
+      R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": -9223372036854775809, "completion_tokens": 5}})",
+      prompt, 64);
+  EXPECT_EQ(negative.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      "-9.223372036854776e+18 is negative"}));
+  // A value quoted in a warning is written as it was, objects with their keys in order.
+  ChatResponse object = parse_ok(
+      R"({"choices": [{"message": {"content": "hello"}}], "usage": {"prompt_tokens": {"b": [1, 2.5], "a": "x\n"}, "completion_tokens": 5}})",
+      prompt, 64);
+  EXPECT_EQ(object.warnings,
+            (std::vector<std::string>{"usage not believed, tokens estimated: usage.prompt_tokens "
+                                      R"({"a":"x\n","b":[1,2.5]} is not a number)"}));
+}
+
+TEST(ParseChatResponse, LongRepliesAndDeepNesting) {
+  // Longer than the thread's reused parser takes: parsed by a parser of its own.
+  const std::string long_text(200'000, 'x');
+  EXPECT_EQ(parse_ok(R"({"choices": [{"message": {"content": ")" + long_text + R"("}}]})").text, long_text);
+  EXPECT_EQ(parse_ok(R"({"choices": [{"message": {"content": "short"}}]})").text, "short");
+  // 1024 levels are read; deeper is not JSON this client reads (simdjson's limit).
+  const auto nested = [](int depth) {
+    return R"({"choices": [{"message": {"content": "deep"}}], "extra": )" + std::string(depth - 1, '[') +
+           std::string(depth - 1, ']') + "}";
+  };
+  EXPECT_EQ(parse_ok(nested(1024)).text, "deep");
+  EXPECT_NE(parse_bad(nested(1025)).find("invalid JSON"), std::string::npos);
 }
 
 std::string reply_with(const std::string& content_json, const std::string& extra = "") {
@@ -279,6 +418,13 @@ std::string parse_embedding_bad(const std::string& body) {
   auto parsed = parse_embedding_response(body, kThreeTexts);
   EXPECT_TRUE(std::holds_alternative<BadResponse>(parsed)) << body;
   return std::holds_alternative<BadResponse>(parsed) ? std::get<BadResponse>(parsed).message : "";
+}
+
+TEST(EmbeddingRequestBody, EscapesExactlyAsNlohmannJsonDid) {
+  const std::vector<std::string> texts = hostile_strings();
+  const json reference = {{"model", "m\xff"}, {"input", texts}, {"encoding_format", "float"}};
+  EXPECT_EQ(embedding_request_body("m\xff", texts),
+            reference.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 TEST(EmbeddingRequestBody, HasTheOpenAiShape) {

@@ -110,6 +110,7 @@ std::optional<double> impact_line_value(std::string_view text) {
 
 std::optional<double> first_signed_percentage(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '+' && text[i] != '-' && text[i] != kUnicodeMinus[0]) continue;  // no sign starts here
     std::size_t sign_end = i + 1;
     bool negative = text[i] == '-';
     if (matches_at(text, i, kUnicodeMinus)) {

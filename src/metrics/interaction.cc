@@ -1,6 +1,7 @@
 // PRR, AD and CF of the protocols paper (§2.3, eqs. 1–3) over a debate's transcript.
 // Choices where the paper leaves room are listed in docs/protocols.md ("Interaction metrics").
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -32,19 +33,32 @@ bool mentions(const std::string& text, const std::string& name) {
   return false;
 }
 
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+// FNV-1a 64 of a lower-case word, continued one byte at a time.
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+constexpr std::uint64_t fnv_step(std::uint64_t hash, unsigned char c) { return (hash ^ c) * 0x100000001b3ULL; }
+constexpr std::uint64_t fnv(std::string_view word) {
+  std::uint64_t hash = kFnvOffset;
+  for (char c : word) hash = fnv_step(hash, static_cast<unsigned char>(c));
+  return hash;
+}
 
 // The stance lexicon {agree, disagree, challenge, support} with its verb inflections.
-bool is_stance_word(std::string_view word) {
-  static constexpr std::string_view kStance[] = {
-      "agree",     "agrees",     "agreed",     "agreeing",    "disagree",  "disagrees",
-      "disagreed", "disagreeing", "challenge", "challenges",  "challenged", "challenging",
-      "support",   "supports",   "supported",  "supporting"};
-  for (std::string_view stance : kStance) {
-    if (stance.size() != word.size()) continue;
+constexpr std::string_view kStance[] = {
+    "agree",     "agrees",     "agreed",     "agreeing",    "disagree",  "disagrees",
+    "disagreed", "disagreeing", "challenge", "challenges",  "challenged", "challenging",
+    "support",   "supports",   "supported",  "supporting"};
+
+// Whether a word (its hash and its bytes) is a stance word: found by hash, then confirmed.
+bool is_stance_word(std::uint64_t hash, std::string_view word) {
+  static constexpr auto kHashes = [] {
+    std::array<std::uint64_t, std::size(kStance)> hashes{};
+    for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i] = fnv(kStance[i]);
+    return hashes;
+  }();
+  for (std::size_t k = 0; k < kHashes.size(); ++k) {
+    if (kHashes[k] != hash || kStance[k].size() != word.size()) continue;
     bool same = true;
-    for (std::size_t i = 0; i < word.size() && same; ++i) same = lower(word[i]) == stance[i];
+    for (std::size_t i = 0; i < word.size() && same; ++i) same = ascii_lower_char(word[i]) == kStance[k][i];
     if (same) return true;
   }
   return false;
@@ -61,18 +75,30 @@ struct TurnWords {
 };
 
 TurnWords turn_words(std::string_view text) {
+  // Each byte's lower-case letter, or 0 for a byte that is no ASCII letter.
+  static constexpr auto kLetters = [] {
+    std::array<unsigned char, 256> letters{};
+    for (int c = 'a'; c <= 'z'; ++c) letters[static_cast<std::size_t>(c)] = static_cast<unsigned char>(c);
+    for (int c = 'A'; c <= 'Z'; ++c) letters[static_cast<std::size_t>(c)] = static_cast<unsigned char>(c - 'A' + 'a');
+    return letters;
+  }();
   TurnWords out;
+  out.argument_tokens.reserve(text.size() / 5);
   for (std::size_t i = 0; i < text.size();) {
-    if (!is_letter(text[i])) {
+    unsigned char letter = kLetters[static_cast<unsigned char>(text[i])];
+    if (letter == 0) {
       ++i;
       continue;
     }
     const std::size_t begin = i;
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    for (; i < text.size() && is_letter(text[i]); ++i) hash = (hash ^ static_cast<unsigned char>(lower(text[i]))) * 0x100000001b3ULL;
-    const std::string_view word = text.substr(begin, i - begin);
-    if (word.size() >= 3) out.argument_tokens.push_back(hash);
-    if (!out.takes_stance && word.size() >= 5) out.takes_stance = is_stance_word(word);
+    std::uint64_t hash = kFnvOffset;
+    do {
+      hash = fnv_step(hash, letter);
+      letter = ++i < text.size() ? kLetters[static_cast<unsigned char>(text[i])] : 0;
+    } while (letter != 0);
+    const std::size_t length = i - begin;
+    if (length >= 3) out.argument_tokens.push_back(hash);
+    if (!out.takes_stance && length >= 5) out.takes_stance = is_stance_word(hash, text.substr(begin, length));
   }
   std::sort(out.argument_tokens.begin(), out.argument_tokens.end());
   out.argument_tokens.erase(std::unique(out.argument_tokens.begin(), out.argument_tokens.end()),

@@ -3,6 +3,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +53,18 @@ std::string_view escape_of(unsigned char c) {
   return kEscapes[c];
 }
 
+// Whether the 8 bytes at `p` are all plain (printable ASCII, no '"' or '\\'), tested at once
+// (the usual bit tricks on one 64-bit word): most of a reply is passed over 8 bytes at a time.
+bool plain_word(const char* p) {
+  std::uint64_t x;
+  std::memcpy(&x, p, sizeof x);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  const std::uint64_t below_space = (x - kOnes * 0x20) & ~x & kHighs;  // a byte < 0x20 (or >= 0x80)
+  return ((x & kHighs) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'))) == 0;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -64,6 +78,10 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
   std::size_t run = 0;  // start of the bytes not yet appended
   for (std::size_t i = 0; i < text.size();) {
+    if (i + 8 <= text.size() && plain_word(text.data() + i)) {
+      i += 8;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (kPlain[c]) {
       ++i;

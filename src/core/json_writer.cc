@@ -1,5 +1,6 @@
 #include "core/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -111,13 +112,13 @@ void JsonWriter::separate() {
   }
   if (first_.empty()) return;
   if (!first_.back()) out_ += ',';
-  first_.back() = false;
+  first_.back() = 0;
 }
 
 JsonWriter& JsonWriter::begin_object() {
   separate();
   out_ += '{';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 
@@ -130,7 +131,7 @@ JsonWriter& JsonWriter::end_object() {
 JsonWriter& JsonWriter::begin_array() {
   separate();
   out_ += '[';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 
@@ -142,8 +143,19 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   separate();
-  append_json_string(out_, name);
-  out_ += ':';
+  // Keys are nearly always plain words, copied as they are.
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+  });
+  if (plain) {
+    out_ += '"';
+    out_ += name;
+    out_ += "\":";
+  } else {
+    append_json_string(out_, name);
+    out_ += ':';
+  }
   after_key_ = true;
   return *this;
 }

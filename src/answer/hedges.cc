@@ -159,6 +159,11 @@ std::vector<Span> no_answer_clauses(std::string_view text, Unanswerable claims) 
 }
 
 std::vector<Span> no_answer_clauses(std::string_view text, const std::vector<Span>& sentences, Unanswerable claims) {
+  // Most replies hold no such phrase anywhere: one pass over the whole text settles it. This is
+  // exact: a clause starts at a word start of the text and ends before a byte that is no letter
+  // (a sentence end, ';', a dash, or the space before a clause word), and every phrase ends in
+  // a letter, so a phrase a clause holds is one the text holds.
+  if (!holds_no_answer_phrase(text, claims)) return {};
   std::vector<Span> clauses;
   for (const Span& sentence : sentences) split_clauses(text, sentence, clauses);
   std::vector<Span> out;

@@ -1,5 +1,6 @@
 #include "answer/scan.h"
 
+#include <algorithm>
 #include <array>
 
 namespace parley::answer_scan {
@@ -41,8 +42,7 @@ std::string_view trim_markup(std::string_view s) {
 bool LineCursor::next() {
   if (done_) return false;
   start_ = next_;
-  std::size_t end = start_;
-  while (end < text_.size() && text_[end] != '\n') ++end;
+  std::size_t end = std::min(text_.find('\n', start_), text_.size());
   line_ = text_.substr(start_, end - start_);
   if (end >= text_.size()) {
     done_ = true;

@@ -1,8 +1,11 @@
 #include "core/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +54,18 @@ std::string_view escape_of(unsigned char c) {
   return kEscapes[c];
 }
 
+// Whether the 8 bytes at `p` are all plain (printable ASCII, no '"' or '\\'), tested at once
+// (the usual bit tricks on one 64-bit word): most of a reply is passed over 8 bytes at a time.
+bool plain_word(const char* p) {
+  std::uint64_t x;
+  std::memcpy(&x, p, sizeof x);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  const std::uint64_t below_space = (x - kOnes * 0x20) & ~x & kHighs;  // a byte < 0x20 (or >= 0x80)
+  return ((x & kHighs) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'))) == 0;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -64,6 +79,10 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
   std::size_t run = 0;  // start of the bytes not yet appended
   for (std::size_t i = 0; i < text.size();) {
+    if (i + 8 <= text.size() && plain_word(text.data() + i)) {
+      i += 8;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (kPlain[c]) {
       ++i;
@@ -93,13 +112,13 @@ void JsonWriter::separate() {
   }
   if (first_.empty()) return;
   if (!first_.back()) out_ += ',';
-  first_.back() = false;
+  first_.back() = 0;
 }
 
 JsonWriter& JsonWriter::begin_object() {
   separate();
   out_ += '{';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 
@@ -112,7 +131,7 @@ JsonWriter& JsonWriter::end_object() {
 JsonWriter& JsonWriter::begin_array() {
   separate();
   out_ += '[';
-  first_.push_back(true);
+  first_.push_back(1);
   return *this;
 }
 
@@ -124,8 +143,19 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   separate();
-  append_json_string(out_, name);
-  out_ += ':';
+  // Keys are nearly always plain words, copied as they are.
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+  });
+  if (plain) {
+    out_ += '"';
+    out_ += name;
+    out_ += "\":";
+  } else {
+    append_json_string(out_, name);
+    out_ += ':';
+  }
   after_key_ = true;
   return *this;
 }

@@ -35,7 +35,7 @@ class JsonWriter {
   void separate();  // the comma before a value or key that is not its container's first
 
   std::string& out_;
-  std::vector<bool> first_;  // per open container: no element written yet
+  std::vector<unsigned char> first_;  // per open container: no element written yet (1)
   bool after_key_ = false;
 };
 

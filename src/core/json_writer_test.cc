@@ -38,10 +38,11 @@ TEST(JsonWriter, WritesCompactNestedValues) {
   w.key("d").begin_array().begin_object().key("x").string("y").end_object().begin_object().end_object().end_array();
   w.key("e").number(std::uint64_t{18446744073709551615ULL});
   w.key("f").number(std::int64_t{-9223372036854775807LL - 1});
+  w.key("g\"\n\xC3\xA9").number(0.5);  // a key is escaped as a string is
   w.end_object();
   EXPECT_EQ(out,
             R"({"a":[1,2.5,null,true],"b":{},"c":[],"d":[{"x":"y"},{}],"e":18446744073709551615,)"
-            R"("f":-9223372036854775808})");
+            "\"f\":-9223372036854775808,\"g\\\"\\n\xC3\xA9\":0.5}");
 }
 
 TEST(JsonWriter, EscapesAsJsonRequires) {

@@ -55,6 +55,13 @@ bool is_stance_word(std::uint64_t hash, std::string_view word) {
     for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i] = fnv(kStance[i]);
     return hashes;
   }();
+  // Most words are turned away by one bit: the low six bits of no stance word's hash.
+  static constexpr std::uint64_t kLowBits = [] {
+    std::uint64_t bits = 0;
+    for (std::uint64_t h : kHashes) bits |= std::uint64_t{1} << (h & 63);
+    return bits;
+  }();
+  if (((kLowBits >> (hash & 63)) & 1) == 0) return false;
   for (std::size_t k = 0; k < kHashes.size(); ++k) {
     if (kHashes[k] != hash || kStance[k].size() != word.size()) continue;
     bool same = true;

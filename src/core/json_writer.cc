@@ -182,17 +182,21 @@ JsonWriter& JsonWriter::number(std::uint64_t value) {
   return *this;
 }
 
-JsonWriter& JsonWriter::number(double value) {
-  separate();
+void append_json_double(std::string& out, double value) {
   if (!std::isfinite(value)) {
-    out_ += "null";
-    return *this;
+    out += "null";
+    return;
   }
   // nlohmann's own shortest round-trip formatting (Grisu2, ".0" on integral values), which
   // its dump() uses for every double.
   std::array<char, 64> buffer;
   char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  out_.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+  out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+}
+
+JsonWriter& JsonWriter::number(double value) {
+  separate();
+  append_json_double(out_, value);
   return *this;
 }
 

@@ -42,4 +42,8 @@ class JsonWriter {
 // `text` as a JSON string literal, quotes included (JsonWriter::string's bytes).
 void append_json_string(std::string& out, std::string_view text);
 
+// `value` as nlohmann::json writes a double (JsonWriter::number's bytes): shortest round trip,
+// ".0" on integral values, null when not finite.
+void append_json_double(std::string& out, double value);
+
 }  // namespace parley

@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include "core/json_writer.h"
+
 namespace parley::openai {
 namespace {
 
@@ -86,93 +88,8 @@ std::string replace_invalid_utf8(std::string_view text) {
 // a call). The bytes are what nlohmann::json's dump() wrote before: keys in sorted order, strings
 // escaped alike (openai_json_test compares the two on hostile strings).
 
-// Whether any of eight bytes needs a look of its own: a control character, ", \ or a byte of a
-// multi-byte sequence (bit tricks after Anderson's "Bit Twiddling Hacks": haszero, hasless).
-bool any_byte_needs_care(std::uint64_t word) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  const auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  const std::uint64_t below_space = (word - kOnes * 0x20) & ~word & kHigh;
-  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) |
-          has_zero_byte(word ^ (kOnes * '\\'))) != 0;
-}
-
-// `text` as a JSON string: ", \ and control characters escaped (\b \t \n \f \r, the others as
-// \u00xx), everything else as UTF-8 with each invalid sequence one U+FFFD (prompts come from
-// datasets: bad UTF-8 is replaced rather than failing the call).
-void append_json_string(std::string& out, std::string_view text) {
-  constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  std::size_t copied = 0;  // text[copied, at) is still to be appended as it is
-  for (std::size_t at = 0; at < text.size();) {
-    std::uint64_t word = 0;
-    if (at + sizeof word <= text.size()) {
-      std::memcpy(&word, text.data() + at, sizeof word);
-      if (!any_byte_needs_care(word)) {
-        at += sizeof word;
-        continue;
-      }
-    }
-    const auto c = static_cast<unsigned char>(text[at]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++at;
-      continue;
-    }
-    const auto [length, valid] = utf8_sequence(text, at);
-    if (c >= 0x80 && valid) {
-      at += length;
-      continue;
-    }
-    out.append(text.substr(copied, at - copied));
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      default:
-        if (c < 0x20) {
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.append(kReplacementCharacter);
-        }
-    }
-    at += length;
-    copied = at;
-  }
-  out.append(text.substr(copied));
-  out.push_back('"');
-}
-
-// The shortest text that reads back as `value`, with ".0" on whole numbers so it stays a
-// floating-point literal; null when not finite (JSON has no NaN or infinity).
-void append_json_double(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out.append("null");
-    return;
-  }
-  const std::size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), "{}", value);
-  if (out.find_first_of(".e", start) == std::string::npos) out.append(".0");
-}
+// Strings and numbers are written by core/json_writer.h (append_json_string, append_json_double):
+// invalid UTF-8 in a prompt is replaced rather than failing the call.
 
 // ---- Repairing a server's JSON text ----------------------------------------------------------
 

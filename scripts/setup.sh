@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs parley's build and test dependencies from Debian's archive.
+# Installs parley's build and test dependencies from Debian's archive; with --bench, also the
+# references bench/run.sh measures parley against (wrk, Python's aiohttp).
 # Idempotent: does nothing when every package is already present; otherwise runs
 # `apt-get update` once and `apt-get install` for the missing ones.
 set -euo pipefail
@@ -8,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libcurl4-openssl-dev   # HTTP client (multi interface)
   nlohmann-json3-dev     # JSON at the edges
-  libsimdjson-dev        # reading server replies on the hot path
+  libsimdjson-dev        # fast JSON reading on the hot path (server replies, stored transcripts)
   libyaml-cpp-dev        # experiment files
   libcli11-dev           # command line
   libsqlite3-dev         # result store
@@ -17,6 +18,10 @@ packages=(
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
 )
+# `setup.sh --bench`: also what bench/run.sh compares parley with (docs/performance.md).
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(wrk python3-aiohttp)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -66,7 +66,8 @@ struct SelectiveDecisions {
 inline constexpr const char* kMadReference = "mad";
 
 // The mean of a per-debate quantity over the debates that define it, with its 95% percentile
-// bootstrap CI (2,000 resamples of those debates, seeded per protocol and quantity).
+// bootstrap CI (2,000 resamples of those debates, shared by the protocol's quantities defined
+// on the same debates).
 struct MeanEstimate {
   std::int64_t n = 0;  // debates that define the quantity
   double mean = 0.0;
@@ -134,8 +135,10 @@ struct Summary {
 std::vector<std::string> protocols_in_order(const std::vector<Transcript>& transcripts,
                                             const std::vector<std::string>& protocol_order);
 
-// Groups by protocol label, in protocols_in_order(transcripts, protocol_order). Every bootstrap
-// stream is derived from `bootstrap_seed`, the protocol's label and the quantity's name.
+// Groups by protocol label, in protocols_in_order(transcripts, protocol_order). The quantities
+// of a protocol defined on the same debates are resampled with the same draws
+// (bootstrap_mean_cis), from the stream of `bootstrap_seed`, the protocol's label and the
+// number of those debates.
 Summary summarize(const std::vector<Transcript>& transcripts,
                   const std::vector<std::string>& protocol_order, bool simulated,
                   std::uint64_t bootstrap_seed = 20240601);

@@ -23,6 +23,14 @@ std::vector<double> bootstrap_means(std::span<const double> values, std::uint64_
 Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed,
                            int resamples = 2000, double alpha = 0.05);
 
+// bootstrap_mean_ci of several quantities over the same units at once: `quantities[k][i]` is
+// quantity k of unit i (every quantity has the same number of units). One stream of resamples
+// (each drawing the unit indices as bootstrap_means does with `seed`) serves all of them, so
+// interval k is exactly bootstrap_mean_ci(quantities[k], seed, resamples, alpha), for the
+// draws of one quantity.
+std::vector<Interval> bootstrap_mean_cis(std::span<const std::span<const double>> quantities, std::uint64_t seed,
+                                         int resamples = 2000, double alpha = 0.05);
+
 // Wilson score interval for `successes` out of `n` at level 1 - alpha (z from the normal
 // quantile); `successes` is clamped to [0, n]. n = 0 gives {0, 1}.
 Interval wilson_interval(std::int64_t successes, std::int64_t n, double alpha = 0.05);

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -48,6 +50,9 @@ class Store {
   virtual Result<std::int64_t> remove_failed() = 0;
   // Every stored transcript, ordered by (protocol, task_id, seed).
   virtual Result<std::vector<Transcript>> load_all() = 0;
+  // Every stored transcript's JSON as stored (transcript_to_json's line, the transcripts.jsonl
+  // format), in load_all's order, without decoding it: the export copies these bytes.
+  virtual Result<Ok> for_each_stored(const std::function<void(std::string_view json)>& visit) = 0;
   virtual std::int64_t count() = 0;
 };
 

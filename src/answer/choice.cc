@@ -32,8 +32,8 @@ std::optional<std::string> parse_choice(std::string_view reply, const std::vecto
     return std::nullopt;
   };
 
-  const auto declined = answer_scan::no_answer_clauses(text, answer_scan::Unanswerable::kDeclines);
-  const auto statements = answer_scan::find_answer_statements(text, /*choice_words=*/true);
+  const auto declined = answer_scan::no_answer_clauses(text, own.sentences, answer_scan::Unanswerable::kDeclines);
+  const auto statements = own.statements();
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
     const std::string_view payload = answer_scan::before_confidence(it->payload);
     const OptionPick pick = matcher.read_payload(payload);

@@ -1,5 +1,8 @@
 #include "answer/hedges.h"
 
+#include <array>
+#include <vector>
+
 #include "parley/answer.h"
 
 namespace parley::answer_scan {
@@ -71,18 +74,39 @@ bool either_or_at(std::string_view s, std::size_t i) {
   return false;
 }
 
+// The phrases of kNotKnowing and kUnanswerable by their first letter: at a word start only
+// the few that can match there are tried.
+struct Phrase {
+  std::string_view text;
+  bool unanswerable;  // from kUnanswerable
+};
+const std::array<std::vector<Phrase>, 26>& phrases_by_letter() {
+  static const std::array<std::vector<Phrase>, 26> table = [] {
+    std::array<std::vector<Phrase>, 26> by_letter;
+    for (std::string_view phrase : kNotKnowing) by_letter[static_cast<std::size_t>(phrase[0] - 'a')].push_back({phrase, false});
+    for (std::string_view phrase : kUnanswerable) by_letter[static_cast<std::size_t>(phrase[0] - 'a')].push_back({phrase, true});
+    return by_letter;
+  }();
+  return table;
+}
+
 bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
+  const auto& by_letter = phrases_by_letter();
+  bool after_letter = false;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!is_alpha(s[i]) || (i > 0 && is_alpha(s[i - 1]))) continue;
-    if (either_or_at(s, i)) return true;
-    // Every phrase starts with a letter: compare it first, as most words start no phrase.
+    const bool letter = is_alpha(s[i]);
+    const bool word_start = letter && !after_letter;
+    after_letter = letter;
+    if (!word_start) continue;
     const char first = to_lower(s[i]);
-    for (std::string_view phrase : kNotKnowing) {
-      if (phrase[0] == first && phrase_end(s, i, phrase) != std::string_view::npos) return true;
-    }
-    if (claims == Unanswerable::kIsAnAnswer) continue;
-    for (std::string_view phrase : kUnanswerable) {
-      if (phrase[0] == first && phrase_end(s, i, phrase) != std::string_view::npos) return true;
+    if (first == 'e' && either_or_at(s, i)) return true;
+    const char second = to_lower(at(s, i + 1));
+    for (const Phrase& phrase : by_letter[static_cast<std::size_t>(first - 'a')]) {
+      if (phrase.unanswerable && claims == Unanswerable::kIsAnAnswer) continue;
+      // Most words part from every phrase at their second letter (a phrase's second byte is a
+      // letter, a space or an apostrophe, which phrase_end matches loosely).
+      if (is_alpha(phrase.text[1]) && phrase.text[1] != second) continue;
+      if (phrase_end(s, i, phrase.text) != std::string_view::npos) return true;
     }
   }
   return false;
@@ -90,18 +114,31 @@ bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
 
 // Clause spans of one sentence.
 void split_clauses(std::string_view text, Span sentence, std::vector<Span>& out) {
+  // The bytes that may cut: ';', the lead byte of a dash, the first letters of kClauseWords.
+  static constexpr auto kMayCut = [] {
+    std::array<bool, 256> may{};
+    may[';'] = true;
+    may[static_cast<unsigned char>(kDashes[0][0])] = true;
+    for (std::string_view word : kClauseWords) {
+      may[static_cast<unsigned char>(word[0])] = true;
+      may[static_cast<unsigned char>(word[0] - 'a' + 'A')] = true;
+    }
+    return may;
+  }();
   std::size_t start = sentence.begin;
   for (std::size_t i = sentence.begin; i < sentence.end; ++i) {
+    const char c = text[i];
+    if (!kMayCut[static_cast<unsigned char>(c)]) continue;
     std::size_t cut = std::string_view::npos;
     std::size_t resume = i + 1;
-    if (text[i] == ';') {
+    if (c == ';') {
       cut = i;
-    } else if (matches_at(text, i, kDashes[0]) || matches_at(text, i, kDashes[1])) {
+    } else if (c == kDashes[0][0] && (matches_at(text, i, kDashes[0]) || matches_at(text, i, kDashes[1]))) {
       cut = i;
       resume = i + kDashes[0].size();
-    } else if (is_alpha(text[i]) && (i == 0 || !is_alpha(text[i - 1])) && i > start) {
+    } else if (is_alpha(c) && (i == 0 || !is_alpha(text[i - 1])) && i > start) {
       for (std::string_view word : kClauseWords) {
-        if (word_at(text, i, word)) {
+        if (word[0] == to_lower(c) && word_at(text, i, word)) {
           cut = i;
           resume = i;
         }
@@ -118,8 +155,17 @@ void split_clauses(std::string_view text, Span sentence, std::vector<Span>& out)
 }  // namespace
 
 std::vector<Span> no_answer_clauses(std::string_view text, Unanswerable claims) {
+  return no_answer_clauses(text, sentence_spans(text), claims);
+}
+
+std::vector<Span> no_answer_clauses(std::string_view text, const std::vector<Span>& sentences, Unanswerable claims) {
+  // Most replies hold no such phrase anywhere: one pass over the whole text settles it. This is
+  // exact: a clause starts at a word start of the text and ends before a byte that is no letter
+  // (a sentence end, ';', a dash, or the space before a clause word), and every phrase ends in
+  // a letter, so a phrase a clause holds is one the text holds.
+  if (!holds_no_answer_phrase(text, claims)) return {};
   std::vector<Span> clauses;
-  for (const Span& sentence : sentence_spans(text)) split_clauses(text, sentence, clauses);
+  for (const Span& sentence : sentences) split_clauses(text, sentence, clauses);
   std::vector<Span> out;
   for (const Span& clause : clauses) {
     if (holds_no_answer_phrase(text.substr(clause.begin, clause.end - clause.begin), claims)) out.push_back(clause);

@@ -24,8 +24,10 @@ enum class Unanswerable {
   kIsAnAnswer,  // ... but is a free-text answer
 };
 
-// The clauses of `text` that decline to answer, in text order.
+// The clauses of `text` that decline to answer, in text order; `sentences` when given are
+// sentence_spans(text), already at hand.
 std::vector<Span> no_answer_clauses(std::string_view text, Unanswerable claims);
+std::vector<Span> no_answer_clauses(std::string_view text, const std::vector<Span>& sentences, Unanswerable claims);
 
 // True when some clause of `text` declines to answer.
 bool declares_no_answer(std::string_view text, Unanswerable claims);

@@ -1,5 +1,6 @@
 #include "answer/number_scan.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -319,7 +320,17 @@ std::optional<NumberToken> read_number(std::string_view text, std::size_t pos) {
 }
 
 std::optional<NumberToken> next_number(std::string_view text, std::size_t from) {
+  // The first bytes of what may_start_number and may_start_vulgar accept: prose is passed over
+  // a byte at a time without trying either.
+  static const std::array<bool, 256> kFirstBytes = [] {
+    std::array<bool, 256> first{};
+    for (char c : std::string_view("0123456789-+.$\\")) first[static_cast<unsigned char>(c)] = true;
+    first[static_cast<unsigned char>(kUnicodeMinus[0])] = true;
+    for (const VulgarFraction& fraction : kVulgarFractions) first[static_cast<unsigned char>(fraction.utf8[0])] = true;
+    return first;
+  }();
   for (std::size_t i = from; i < text.size(); ++i) {
+    if (!kFirstBytes[static_cast<unsigned char>(text[i])]) continue;
     if (!may_start_number(text, i) && !may_start_vulgar(text, i)) continue;
     if (auto token = read_number(text, i)) return token;
   }

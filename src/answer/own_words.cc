@@ -136,7 +136,8 @@ OwnWords own_words(std::string_view text, bool choice_words) {
     start = end + 1;
   }
   const auto sentences = sentence_spans(visible);
-  for (const Statement& statement : find_answer_statements(visible, choice_words)) {
+  const auto statements = find_answer_statements(visible, choice_words);
+  for (const Statement& statement : statements) {
     const std::size_t marker = statement.position;
     const std::size_t payload = static_cast<std::size_t>(statement.payload.data() - visible.data());
     bool others = false;
@@ -153,6 +154,27 @@ OwnWords own_words(std::string_view text, bool choice_words) {
   }
   std::sort(out.blanked.begin(), out.blanked.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
   blank_spans(out.text, out.blanked);
+  const bool unchanged = out.blanked.empty();
+  out.sentences = unchanged ? sentences : sentence_spans(out.text);
+  const std::string_view read = unchanged ? visible : std::string_view(out.text);
+  for (const Statement& statement : unchanged ? statements : find_answer_statements(out.text, choice_words)) {
+    // A statement whose payload is no text at all (payload_from's empty view) keeps it so.
+    const std::size_t begin = statement.payload.data() == nullptr
+                                  ? std::string_view::npos
+                                  : static_cast<std::size_t>(statement.payload.data() - read.data());
+    out.statement_spans.push_back({statement.position, {begin, begin + statement.payload.size()}});
+  }
+  return out;
+}
+
+std::vector<Statement> OwnWords::statements() const {
+  std::vector<Statement> out;
+  out.reserve(statement_spans.size());
+  for (const auto& [position, payload] : statement_spans) {
+    out.push_back({position, payload.begin == std::string_view::npos
+                                 ? std::string_view()
+                                 : std::string_view(text).substr(payload.begin, payload.end - payload.begin)});
+  }
   return out;
 }
 

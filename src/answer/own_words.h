@@ -15,15 +15,25 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "answer/scan.h"
+#include "answer/statements.h"
 
 namespace parley::answer_scan {
 
 struct OwnWords {
   std::string text;           // the visible reply, with what the agent does not assert blanked
   std::vector<Span> blanked;  // what was blanked, in text order
+  // sentence_spans(text), and find_answer_statements(text, choice_words) as (marker position,
+  // payload span) pairs: own_words' own reading of the reply when it blanked nothing, read
+  // again from `text` otherwise, so that callers need not scan the text again.
+  std::vector<Span> sentences;
+  std::vector<std::pair<std::size_t, Span>> statement_spans;
+
+  // The statements of statement_spans, with payloads viewing `text`.
+  std::vector<Statement> statements() const;
 };
 
 // `choice_words` as for find_answer_statements.

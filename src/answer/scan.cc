@@ -1,25 +1,24 @@
 #include "answer/scan.h"
 
+#include <algorithm>
+#include <array>
+
 namespace parley::answer_scan {
-
-bool matches_at(std::string_view s, std::size_t pos, std::string_view word) {
-  if (pos > s.size() || s.size() - pos < word.size()) return false;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    if (to_lower(s[pos + i]) != word[i]) return false;
-  }
-  return true;
-}
-
-bool word_at(std::string_view s, std::size_t pos, std::string_view word) {
-  if (!matches_at(s, pos, word)) return false;
-  if (pos > 0 && is_alpha(s[pos - 1])) return false;
-  return !is_alpha(at(s, pos + word.size()));
-}
 
 std::size_t find_ci(std::string_view s, std::string_view word, std::size_t from) {
   if (word.empty()) return from <= s.size() ? from : std::string_view::npos;
-  for (std::size_t i = from; i + word.size() <= s.size(); ++i) {
-    if (to_lower(s[i]) == word[0] && matches_at(s, i, word)) return i;
+  const char first = word[0];
+  if (from > s.size() || s.size() - from < word.size()) return std::string_view::npos;
+  const std::size_t last = s.size() - word.size();
+  if (is_alpha(first)) {
+    // A lower-case letter is the only byte besides its capital that OR 0x20 maps onto it.
+    for (std::size_t i = from; i <= last; ++i) {
+      if ((s[i] | 0x20) == first && matches_at(s, i, word)) return i;
+    }
+    return std::string_view::npos;
+  }
+  for (std::size_t i = from; i <= last; ++i) {
+    if (to_lower(s[i]) == first && matches_at(s, i, word)) return i;
   }
   return std::string_view::npos;
 }
@@ -43,8 +42,7 @@ std::string_view trim_markup(std::string_view s) {
 bool LineCursor::next() {
   if (done_) return false;
   start_ = next_;
-  std::size_t end = start_;
-  while (end < text_.size() && text_[end] != '\n') ++end;
+  std::size_t end = std::min(text_.find('\n', start_), text_.size());
   line_ = text_.substr(start_, end - start_);
   if (end >= text_.size()) {
     done_ = true;
@@ -57,6 +55,7 @@ bool LineCursor::next() {
 std::string_view visible_reply(std::string_view text) {
   constexpr std::string_view kOpen = "<think>";
   constexpr std::string_view kClose = "</think>";
+  if (text.find('<') == std::string_view::npos) return text;  // no tag at all: the usual reply
   if (const std::size_t close = text.rfind(kClose); close != std::string_view::npos) {
     text.remove_prefix(close + kClose.size());
   }
@@ -72,9 +71,15 @@ std::vector<Span> sentence_spans(std::string_view text) {
     while (end > begin && is_space(text[end - 1])) --end;
     if (begin < end) out.push_back({begin, end});
   };
+  static constexpr auto kEnds = [] {
+    std::array<bool, 256> ends{};
+    for (char c : {'\n', '.', '!', '?'}) ends[static_cast<unsigned char>(c)] = true;
+    return ends;
+  }();
   std::size_t start = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (!kEnds[static_cast<unsigned char>(c)]) continue;
     if (c == '\n') {
       add(start, i);
       start = i + 1;

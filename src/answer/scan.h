@@ -10,22 +10,58 @@
 
 namespace parley::answer_scan {
 
+// The classes are looked up in tables by byte: the scanners ask at almost every byte, and a
+// lookup costs less than a chain of comparisons.
+namespace byte_class {
+inline constexpr unsigned char kDigit = 1, kLower = 2, kUpper = 4, kSpace = 8;
+inline constexpr auto kTable = [] {
+  struct Tables {
+    unsigned char classes[256] = {};
+    char lower[256] = {};
+  } t;
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    t.lower[b] = c;
+    if (c >= '0' && c <= '9') t.classes[b] = kDigit;
+    if (c >= 'a' && c <= 'z') t.classes[b] = kLower;
+    if (c >= 'A' && c <= 'Z') {
+      t.classes[b] = kUpper;
+      t.lower[b] = static_cast<char>(c - 'A' + 'a');
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') t.classes[b] = kSpace;
+  }
+  return t;
+}();
+inline unsigned char of(char c) { return kTable.classes[static_cast<unsigned char>(c)]; }
+}  // namespace byte_class
+
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-inline bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
+inline bool is_alpha(char c) { return byte_class::of(c) & (byte_class::kLower | byte_class::kUpper); }
+inline bool is_alnum(char c) { return byte_class::of(c) & (byte_class::kDigit | byte_class::kLower | byte_class::kUpper); }
 inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
-inline char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+inline bool is_space(char c) { return byte_class::of(c) & byte_class::kSpace; }
+inline char to_lower(char c) { return byte_class::kTable.lower[static_cast<unsigned char>(c)]; }
 inline char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
 // Byte at `i`, or '\0' past the end; lets scanners peek ahead without bounds checks.
 inline char at(std::string_view s, std::size_t i) { return i < s.size() ? s[i] : '\0'; }
 
-// True when `s` has `word` (lower-case ASCII) at `pos`, ignoring case.
-bool matches_at(std::string_view s, std::size_t pos, std::string_view word);
+// True when `s` has `word` (lower-case ASCII) at `pos`, ignoring case. Inline: every scanner
+// calls these at almost every byte.
+inline bool matches_at(std::string_view s, std::size_t pos, std::string_view word) {
+  if (pos > s.size() || s.size() - pos < word.size()) return false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    if (to_lower(s[pos + i]) != word[i]) return false;
+  }
+  return true;
+}
 
 // Like matches_at, and the match is a whole word (no letter on either side).
-bool word_at(std::string_view s, std::size_t pos, std::string_view word);
+inline bool word_at(std::string_view s, std::size_t pos, std::string_view word) {
+  if (pos > 0 && pos <= s.size() && is_alpha(s[pos - 1])) return false;
+  if (!matches_at(s, pos, word)) return false;
+  return !is_alpha(at(s, pos + word.size()));
+}
 
 // Position of the first case-insensitive occurrence of `word` (lower-case) at or after `from`.
 std::size_t find_ci(std::string_view s, std::string_view word, std::size_t from = 0);

@@ -1,6 +1,7 @@
 #include "answer/statements.h"
 
 #include <algorithm>
+#include <array>
 
 #include "answer/confidence_scan.h"
 #include "answer/scan.h"
@@ -103,21 +104,36 @@ bool read_hashes(std::string_view text, std::size_t i, Statement& out, std::size
 }  // namespace
 
 std::vector<Statement> find_answer_statements(std::string_view text, bool choice_words) {
+  // The bytes a statement can start with: '\\' (boxed), '#' (hashes), and the first letters of
+  // the marker words, which must start a word; every other byte is passed over at once.
+  enum : unsigned char { kBackslash = 1, kHash = 2, kAnswerWord = 4, kChoiceWord = 8 };
+  static constexpr auto kStarts = [] {
+    std::array<unsigned char, 256> starts{};
+    starts['\\'] = kBackslash;
+    starts['#'] = kHash;
+    for (char c : {'a', 'A'}) starts[static_cast<unsigned char>(c)] = kAnswerWord;
+    for (char c : {'i', 'I', 'o', 'O', 'c', 'C'}) starts[static_cast<unsigned char>(c)] = kChoiceWord;
+    return starts;
+  }();
+  const unsigned char wanted = kBackslash | kHash | kAnswerWord | (choice_words ? kChoiceWord : 0);
   std::vector<Statement> statements;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = to_lower(text[i]);
+    const unsigned char kind = kStarts[static_cast<unsigned char>(text[i])] & wanted;
+    if (kind == 0) continue;
     Statement statement;
-    if (c == '\\') {
+    if (kind == kBackslash) {
       if (read_boxed(text, i, statement)) statements.push_back(statement);
       continue;
     }
-    if (c == '#') {
+    if (kind == kHash) {
       std::size_t run_end = i;
       if (read_hashes(text, i, statement, run_end)) statements.push_back(statement);
       i = run_end - 1;
       continue;
     }
-    if (choice_words && c == 'i') {
+    if (i > 0 && is_alpha(text[i - 1])) continue;  // inside a word
+    const char c = to_lower(text[i]);
+    if (c == 'i') {
       for (std::string_view phrase : kPickPhrases) {
         if (word_at(text, i, phrase)) {
           statements.push_back({i, payload_from(text, i + phrase.size())});
@@ -130,9 +146,9 @@ std::vector<Statement> find_answer_statements(std::string_view text, bool choice
     if (c == 'a' && word_at(text, i, "answer")) {
       word_end = i + 6;
       line_lead = true;
-    } else if (choice_words && c == 'o' && word_at(text, i, "option")) {
+    } else if (c == 'o' && word_at(text, i, "option")) {
       word_end = i + 6;
-    } else if (choice_words && c == 'c' && word_at(text, i, "choice")) {
+    } else if (c == 'c' && word_at(text, i, "choice")) {
       word_end = i + 6;
     }
     if (word_end == std::string_view::npos) continue;

@@ -123,7 +123,7 @@ bool intersects(const std::vector<Span>& spans, std::size_t begin, std::size_t e
 std::optional<std::string> parse_text_answer(std::string_view text) {
   const OwnWords own = own_words(text);
   const std::string_view s = own.text;
-  const auto statements = find_answer_statements(s);
+  const auto statements = own.statements();
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
     const std::string_view answer = clean_text_answer(it->payload);
     if (answer.empty()) continue;

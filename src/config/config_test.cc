@@ -90,6 +90,9 @@ TEST_F(ConfigTest, ProtocolParameterChecksRunAtLoad) {
   // mad's prompt templates: a placeholder mad does not fill is a config error on that key.
   const auto e = error_of(valid("  - name: mad\n    negative_prompt: \"Argue against {AFF_ANS}; see {IMAGE}.\"\n"));
   EXPECT_NE(e.find(":8: protocols[0].negative_prompt: unknown placeholder {IMAGE}"), std::string::npos) << e;
+  // An opening is sent once: a placeholder whose value changes from round to round is refused.
+  const auto opening = error_of(valid("  - name: mad\n    judge_opening_prompt: \"Round {ROUND} of {QUESTION}\"\n"));
+  EXPECT_NE(opening.find(":8: protocols[0].judge_opening_prompt: an opening is sent once"), std::string::npos) << opening;
   auto c = load_experiment(write(valid("  - name: mad\n    negative_prompt: \"Round {ROUND}: argue against {AFF_ANS}.\"\n")));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->protocols[0].params.text("negative_prompt"), "Round {ROUND}: argue against {AFF_ANS}.");

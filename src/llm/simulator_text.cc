@@ -79,8 +79,8 @@ std::vector<std::string_view> question_words(std::string_view q) {
     const bool word_ends = j == q.size() || !(q[j] >= '0' && q[j] <= '9');
     const std::string_view word = q.substr(i, j - i);
     bool keep = word.size() >= 5 && word_ends;
-    for (auto s : kStop) keep = keep && !lower_equal(word, s);
-    for (auto w : out) keep = keep && !lower_equal(word, w);
+    for (std::size_t k = 0; keep && k < std::size(kStop); ++k) keep = !lower_equal(word, kStop[k]);
+    for (std::size_t k = 0; keep && k < out.size(); ++k) keep = !lower_equal(word, out[k]);
     if (keep) out.push_back(word);
     i = j;
   }
@@ -100,18 +100,30 @@ class Writer {
   void sentence(std::string_view text, const Slots& slots, std::string_view prefix = {}) {
     if (!out_.empty() && out_.back() != '\n') out_.push_back(' ');
     out_ += prefix;
-    bool lower_next = !prefix.empty();
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '{' && i + 2 < text.size() && text[i + 2] == '}') {
-        out_ += slot(text[i + 1], slots);
-        i += 2;
-      } else {
-        char c = text[i];
-        const bool pronoun_i = c == 'I' && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\'');
-        if (lower_next && c >= 'A' && c <= 'Z' && !pronoun_i) c = static_cast<char>(c - 'A' + 'a');
-        out_.push_back(c);
+    const auto slot_at = [&](std::size_t i) { return text[i] == '{' && i + 2 < text.size() && text[i + 2] == '}'; };
+    std::size_t i = 0;
+    if (!prefix.empty() && !text.empty() && !slot_at(0)) {
+      char c = text[0];
+      const bool pronoun_i = c == 'I' && (text.size() == 1 || text[1] == ' ' || text[1] == '\'');
+      if (c >= 'A' && c <= 'Z' && !pronoun_i) c = static_cast<char>(c - 'A' + 'a');
+      out_.push_back(c);
+      i = 1;
+    }
+    // The rest as it is, a run at a time, with each "{x}" replaced by its slot.
+    while (i < text.size()) {
+      const std::size_t open = text.find('{', i);
+      if (open == std::string_view::npos) {
+        out_.append(text.substr(i));
+        break;
       }
-      lower_next = false;
+      out_.append(text.substr(i, open - i));
+      if (slot_at(open)) {
+        out_ += slot(text[open + 1], slots);
+        i = open + 3;
+      } else {
+        out_.push_back('{');
+        i = open + 1;
+      }
     }
   }
   void line(std::string_view text) {

@@ -1,12 +1,15 @@
 // PRR, AD and CF of the protocols paper (§2.3, eqs. 1–3) over a debate's transcript.
 // Choices where the paper leaves room are listed in docs/protocols.md ("Interaction metrics").
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/text.h"
@@ -30,42 +33,98 @@ bool mentions(const std::string& text, const std::string& name) {
   return false;
 }
 
-// Lower-case alphabetic tokens (ASCII letters), any length.
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  std::string current;
-  for (char c : text) {
-    if (std::isalpha(static_cast<unsigned char>(c))) {
-      current += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!current.empty()) {
-      out.push_back(std::move(current));
-      current.clear();
-    }
-  }
-  if (!current.empty()) out.push_back(std::move(current));
-  return out;
+// FNV-1a 64 of a lower-case word, continued one byte at a time.
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+constexpr std::uint64_t fnv_step(std::uint64_t hash, unsigned char c) { return (hash ^ c) * 0x100000001b3ULL; }
+constexpr std::uint64_t fnv(std::string_view word) {
+  std::uint64_t hash = kFnvOffset;
+  for (char c : word) hash = fnv_step(hash, static_cast<unsigned char>(c));
+  return hash;
 }
 
 // The stance lexicon {agree, disagree, challenge, support} with its verb inflections.
-bool is_stance_word(const std::string& word) {
-  static const std::set<std::string> kStance = {
-      "agree",     "agrees",     "agreed",     "agreeing",    "disagree",  "disagrees",
-      "disagreed", "disagreeing", "challenge", "challenges",  "challenged", "challenging",
-      "support",   "supports",   "supported",  "supporting"};
-  return kStance.count(word) > 0;
+constexpr std::string_view kStance[] = {
+    "agree",     "agrees",     "agreed",     "agreeing",    "disagree",  "disagrees",
+    "disagreed", "disagreeing", "challenge", "challenges",  "challenged", "challenging",
+    "support",   "supports",   "supported",  "supporting"};
+
+// Whether a word (its hash and its bytes) is a stance word: found by hash, then confirmed.
+bool is_stance_word(std::uint64_t hash, std::string_view word) {
+  static constexpr auto kHashes = [] {
+    std::array<std::uint64_t, std::size(kStance)> hashes{};
+    for (std::size_t i = 0; i < hashes.size(); ++i) hashes[i] = fnv(kStance[i]);
+    return hashes;
+  }();
+  // Most words are turned away by one bit: the low six bits of no stance word's hash.
+  static constexpr std::uint64_t kLowBits = [] {
+    std::uint64_t bits = 0;
+    for (std::uint64_t h : kHashes) bits |= std::uint64_t{1} << (h & 63);
+    return bits;
+  }();
+  if (((kLowBits >> (hash & 63)) & 1) == 0) return false;
+  for (std::size_t k = 0; k < kHashes.size(); ++k) {
+    if (kHashes[k] != hash || kStance[k].size() != word.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < word.size() && same; ++i) same = ascii_lower_char(word[i]) == kStance[k][i];
+    if (same) return true;
+  }
+  return false;
 }
 
-std::set<std::string> argument_tokens(std::string_view text) {
-  std::set<std::string> tokens;
-  for (auto& w : words(text))
-    if (w.size() >= 3) tokens.insert(std::move(w));
-  return tokens;
+// A turn's words as the metrics read them, from one pass over its text: the words are its
+// maximal runs of ASCII letters, compared without case.
+struct TurnWords {
+  // AD's argument tokens, the distinct words of three or more letters, as sorted 64-bit hashes
+  // (FNV-1a of the lower-case word): sets compared by merging. Two distinct words share a hash
+  // with probability about 2^-64, far below anything a mean over debates could show.
+  std::vector<std::uint64_t> argument_tokens;
+  bool takes_stance = false;  // PRR: some word is a stance word
+};
+
+TurnWords turn_words(std::string_view text) {
+  // Each byte's lower-case letter, or 0 for a byte that is no ASCII letter.
+  static constexpr auto kLetters = [] {
+    std::array<unsigned char, 256> letters{};
+    for (int c = 'a'; c <= 'z'; ++c) letters[static_cast<std::size_t>(c)] = static_cast<unsigned char>(c);
+    for (int c = 'A'; c <= 'Z'; ++c) letters[static_cast<std::size_t>(c)] = static_cast<unsigned char>(c - 'A' + 'a');
+    return letters;
+  }();
+  TurnWords out;
+  out.argument_tokens.reserve(text.size() / 5);
+  for (std::size_t i = 0; i < text.size();) {
+    unsigned char letter = kLetters[static_cast<unsigned char>(text[i])];
+    if (letter == 0) {
+      ++i;
+      continue;
+    }
+    const std::size_t begin = i;
+    std::uint64_t hash = kFnvOffset;
+    do {
+      hash = fnv_step(hash, letter);
+      letter = ++i < text.size() ? kLetters[static_cast<unsigned char>(text[i])] : 0;
+    } while (letter != 0);
+    const std::size_t length = i - begin;
+    if (length >= 3) out.argument_tokens.push_back(hash);
+    if (!out.takes_stance && length >= 5) out.takes_stance = is_stance_word(hash, text.substr(begin, length));
+  }
+  std::sort(out.argument_tokens.begin(), out.argument_tokens.end());
+  out.argument_tokens.erase(std::unique(out.argument_tokens.begin(), out.argument_tokens.end()),
+                            out.argument_tokens.end());
+  return out;
 }
 
-double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
+double jaccard(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
   if (a.empty() && b.empty()) return 1.0;  // two empty arguments are identical
   std::size_t common = 0;
-  for (const auto& token : a) common += b.count(token);
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+    if (*i < *j) {
+      ++i;
+    } else if (*j < *i) {
+      ++j;
+    } else {
+      ++common, ++i, ++j;
+    }
+  }
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
@@ -100,26 +159,26 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
   std::set<std::string> names;
   for (const auto& m : transcript.messages)
     if (is_agent_answer_role(m.role)) names.insert(ascii_lower(m.agent));  // judges are not peers
+  std::vector<TurnWords> words;
+  words.reserve(turns.size());
+  for (const auto& turn : turns) words.push_back(turn_words(turn.text));
   int referencing = 0;
-  for (const auto& turn : turns) {
-    const std::string text = ascii_lower(turn.text);
-    const std::string self = ascii_lower(turn.agent);
-    const bool names_peer = std::any_of(names.begin(), names.end(),
-                                        [&](const std::string& name) { return name != self && mentions(text, name); });
-    const auto tokens = words(text);
-    const bool takes_stance = std::any_of(tokens.begin(), tokens.end(), is_stance_word);
-    referencing += names_peer && takes_stance;
+  for (std::size_t t = 0; t < turns.size(); ++t) {
+    if (!words[t].takes_stance) continue;
+    const std::string text = ascii_lower(turns[t].text);
+    const std::string self = ascii_lower(turns[t].agent);
+    referencing += std::any_of(names.begin(), names.end(),
+                               [&](const std::string& name) { return name != self && mentions(text, name); });
   }
   metrics.prr = static_cast<double>(referencing) / static_cast<double>(turns.size());
 
   // AD, eq. (2), over every agent turn of the debate.
   if (turns.size() >= 2) {
-    std::vector<std::set<std::string>> token_sets;
-    for (const auto& turn : turns) token_sets.push_back(argument_tokens(turn.text));
     double dissimilarity = 0.0;
-    for (std::size_t i = 0; i < token_sets.size(); ++i)
-      for (std::size_t j = i + 1; j < token_sets.size(); ++j) dissimilarity += 1.0 - jaccard(token_sets[i], token_sets[j]);
-    const double n = static_cast<double>(token_sets.size());
+    for (std::size_t i = 0; i < words.size(); ++i)
+      for (std::size_t j = i + 1; j < words.size(); ++j)
+        dissimilarity += 1.0 - jaccard(words[i].argument_tokens, words[j].argument_tokens);
+    const double n = static_cast<double>(words.size());
     metrics.ad = 2.0 * dissimilarity / (n * (n - 1.0));
   }
 

@@ -59,6 +59,19 @@ TEST(Ad, MeanPairwiseJaccardDissimilarityByHand) {
   EXPECT_NEAR(*interaction_metrics(t).ad, 5.0 / 6.0, 1e-15);
 }
 
+TEST(Ad, WordsAreLetterRunsAndEmptyArgumentsAreIdentical) {
+  Transcript t;
+  // A = {abc, def} (a digit splits "abc1def"; repeats and case count once), B = {} ("ok" is
+  // short), C = {}: J(A,B) = J(A,C) = 0, J(B,C) = 1 (two empty arguments).
+  //   AD = (2 / (3·2)) · (1 + 1 + 0) = 2/3
+  t.messages = {turn(0, "a1", "abc1def abc ABC"), turn(0, "a2", "ok"), turn(0, "a3", "")};
+  EXPECT_NEAR(*interaction_metrics(t).ad, 2.0 / 3.0, 1e-15);
+  // Bytes outside ASCII end a word: "café naïve" → {caf} ("na", "ve" are short); "CAF ver" →
+  // {caf, ver}; J = 1/2, AD = 1/2.
+  t.messages = {turn(0, "a1", "caf\xC3\xA9 na\xC3\xAFve"), turn(0, "a2", "CAF ver")};
+  EXPECT_NEAR(*interaction_metrics(t).ad, 0.5, 1e-15);
+}
+
 TEST(Ad, UndefinedForOneTurn) {
   Transcript t;
   t.messages = {turn(0, "a1", "alone")};

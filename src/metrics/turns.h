@@ -1,10 +1,13 @@
 #pragma once
 // The turns of a debate as every metric reads them, so that all metrics agree on what a turn
 // is: one turn per call that succeeded, with a re-ask folded into the call it repeats (the
-// re-ask's reply replaces the turn's). Internal to src/metrics.
+// re-ask's reply replaces the turn's). A turn views its transcript's text, which must outlive
+// it. Internal to src/metrics.
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parley/transcript.h"
@@ -15,10 +18,10 @@ struct DebateTurn {
   int round = 0;
   std::string agent;
   std::string role;                   // of the call the turn began with (never "reask")
-  std::string text;                   // the final reply
+  std::string_view text;              // the final reply
   std::optional<std::string> answer;  // its canonical answer, absent when unparsed
   std::optional<double> confidence;
-  std::vector<std::string> shown;     // agents whose messages were in the turn's context
+  std::span<const std::string> shown;  // agents whose messages were in the turn's context
 
   bool is_agent_answer() const { return is_agent_answer_role(role); }
 };

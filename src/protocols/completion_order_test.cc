@@ -14,110 +14,39 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/hash.h"
-#include "llm/simulator_embedding.h"
 #include "llm/simulator_params.h"
-#include "llm/simulator_reply.h"
 #include "parley/metrics.h"
 #include "parley/protocol.h"
 #include "parley/simulator.h"
 #include "parley/store.h"
+#include "protocols/simulated_runs.h"
 
 namespace parley {
 namespace {
 
 using Json = nlohmann::json;
 
-enum class Completion {
-  kInline,        // before the call returns to its caller, like a cache hit
-  kIssueOrder,    // one loop turn later each, so in the order issued
-  kScrambled,     // after 0-7 loop turns drawn per call: an arbitrary interleaving
-};
-
-// The simulator's replies (a pure function of the request, with frequent malformed replies so
-// that re-asks happen), completing as `completion` says. Records every request's cache key in
-// the order the calls were made.
-class OrderingClient final : public LlmClient {
- public:
-  OrderingClient(EventLoop& loop, Completion completion, std::uint64_t scramble_seed)
-      : loop_(loop), completion_(completion), scramble_seed_(scramble_seed) {
-    params_.format_error_rate = 0.3;
-  }
-
-  Async<ChatResult> chat(ChatRequest request) override {
-    keys.push_back(cache_key(request));
-    ChatResponse response = sim::simulate_reply(params_, params_.profiles.at("default"), request);
-    co_await complete();
-    co_return response;
-  }
-
-  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
-    keys.push_back(embedding_cache_key(request));
-    EmbeddingResponse response;
-    for (const auto& text : request.inputs) {
-      response.vectors.push_back(sim::simulate_embedding(request.note.task.get(), text));
-      response.usage.prompt_tokens += estimate_tokens(text);
-    }
-    co_await complete();
-    co_return response;
-  }
-
-  bool simulated() const override { return true; }
-
-  std::vector<std::string> keys;
-
- private:
-  Async<void> complete() {
-    if (completion_ == Completion::kInline) co_return;
-    std::uint64_t turns = 1;
-    if (completion_ == Completion::kScrambled) turns = Rng(HashBuilder().add(scramble_seed_).add(keys.size()).value()).below(8);
-    for (std::uint64_t i = 0; i < turns; ++i) co_await loop_.yield();
-  }
-
-  EventLoop& loop_;
-  Completion completion_;
-  std::uint64_t scramble_seed_;
-  SimulatorParams params_ = *default_simulator_params();
-};
-
-std::shared_ptr<const Task> task(int index) {
-  auto t = std::make_shared<Task>();
-  t->id = "order-" + std::to_string(index);
-  t->question = "Question " + std::to_string(index) + ": which property of a pendulum sets its period?";
-  t->options = {"its length", "its mass", "the release angle", "the colour of the bob"};
-  t->answer_type = AnswerType::kChoice;
-  t->answer = option_letter(static_cast<std::size_t>(index % 4));
-  return t;
-}
-
-struct Setting {
-  int best_of = 1;
-  std::optional<std::int64_t> budget;
-};
+using simulated::Completion;
 
 struct Outcome {
   Json transcript;                // with metrics, without timings
   std::vector<std::string> keys;  // of every request, in the order made
 };
 
+// The simulator's replies with frequent malformed ones, so that re-asks happen.
+SimulatorParams frequent_reasks() {
+  SimulatorParams params = *default_simulator_params();
+  params.format_error_rate = 0.3;
+  return params;
+}
+
 Outcome run_once(const ProtocolInfo& info, const ProtocolParams& params, const Protocol& protocol, int task_index,
-                 std::uint64_t seed, const Setting& setting, Completion completion, std::uint64_t scramble_seed) {
+                 std::uint64_t seed, const simulated::RunSetting& setting, Completion completion,
+                 std::uint64_t scramble_seed) {
   EventLoop loop;
-  OrderingClient client(loop, completion, scramble_seed);
-  DebateSetup setup;
-  setup.loop = &loop;
-  setup.task = task(task_index);
-  setup.protocol_label = info.name;
-  setup.seed = seed;
-  setup.params = &params;
-  for (const char* name : {"a1", "a2", "a3"}) setup.agent_pool.push_back(Agent{name, &client, "m", Sampling{}, ""});
-  setup.budget_tokens = setting.budget;
-  setup.best_of = setting.best_of;
-  if (info.uses_embeddings) setup.embedder = Embedder{"e", &client, "em"};
-  Transcript transcript;
-  auto body = [&]() -> Async<void> { transcript = co_await run_debate(protocol, std::move(setup)); };
-  loop.spawn(body());
-  loop.run();
+  simulated::RecordingSimulator client(loop, frequent_reasks(), completion, scramble_seed);
+  Transcript transcript =
+      simulated::run_on(client, loop, info, params, protocol, simulated::generated_task(task_index), seed, setting);
   add_debate_metrics(transcript, {.answer_type = AnswerType::kChoice});
 
   Json json = Json::parse(transcript_to_json(transcript));
@@ -137,14 +66,13 @@ std::string describe(Completion completion, std::uint64_t scramble_seed) {
 }
 
 TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrderRepliesArriveIn) {
-  const std::vector<Setting> settings = {{1, std::nullopt}, {1, 2500}, {2, std::nullopt}};
+  const std::vector<simulated::RunSetting> settings = {{1, std::nullopt}, {1, 2500}, {2, std::nullopt}};
   int reasks = 0, budget_stops = 0;
   for (const ProtocolInfo& info : protocol_registry()) {
-    ProtocolParams params;
-    for (const auto& spec : info.params) params.set(spec.name, spec.default_value);
-    if (info.name == "imad") params.set("trigger_model", std::string(PARLEY_SOURCE_DIR) + "/examples/imad-trigger.json");
+    const ProtocolParams params =
+        simulated::default_params(info, simulated::bundled_trigger_model(PARLEY_SOURCE_DIR));
     const auto protocol = info.make(params);
-    for (const Setting& setting : settings) {
+    for (const simulated::RunSetting& setting : settings) {
       for (int task_index = 0; task_index < 3; ++task_index) {
         const std::uint64_t seed = 11 + static_cast<std::uint64_t>(task_index);
         const Outcome expected =
@@ -182,7 +110,7 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
 TEST(CompletionOrder, ADebateWithoutItsLoopIsRefused) {
   ProtocolParams params;
   DebateSetup setup;
-  setup.task = task(0);
+  setup.task = simulated::generated_task(0);
   setup.params = &params;
   EXPECT_THROW(Debate{setup}, std::invalid_argument);
 }

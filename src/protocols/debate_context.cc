@@ -40,6 +40,7 @@ EventLoop& loop_of(const DebateSetup& setup) {
 struct Debate::Call {
   ChatResponse response;
   std::size_t slot = 0;  // its record in transcript_.messages
+  Answer answer;         // the reply read once, when the call parses (empty otherwise)
 };
 
 struct Debate::Draft {
@@ -195,7 +196,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   if (budget_remaining_) {
     *budget_remaining_ += reservation - response.usage.prompt_tokens - response.usage.completion_tokens;
   }
-  const Answer answer = parse ? parse_answer(response.text, *setup_.task) : Answer{};
+  Answer answer = parse ? parse_answer(response.text, *setup_.task) : Answer{};
   record.prompt_tokens = response.usage.prompt_tokens;
   record.completion_tokens = response.usage.completion_tokens;
   record.cached_tokens = response.usage.cached_tokens;
@@ -216,7 +217,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
   }
-  co_return Call{std::move(response), slot};
+  co_return Call{std::move(response), slot, std::move(answer)};
 }
 
 Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about) {
@@ -277,15 +278,13 @@ Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessag
   Draft draft;
   draft.slots.push_back(reply.slot);
   const std::size_t first_call = reply.slot;
-  Answer answer = parse_answer(reply.response.text, *setup_.task);
-  for (int reask = 0; reask < setup_.reask_unparsed && !answer.parsed(); ++reask) {
+  for (int reask = 0; reask < setup_.reask_unparsed && !reply.answer.parsed(); ++reask) {
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
     reply = co_await call(agent, messages, info, "reask", true, first_call);
     draft.slots.push_back(reply.slot);
-    answer = parse_answer(reply.response.text, *setup_.task);
   }
-  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(answer),
+  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(reply.answer),
                     std::move(reply.response.logprobs)};
   co_return draft;
 }

@@ -88,6 +88,11 @@ TEST(GroupDebate, GroupMatesSeeFullSolutionsOtherGroupsOnlyTheirSummaries) {
   EXPECT_EQ(names(summary1.note.shown), (std::vector<std::string>{"a1", "a2", "a3"}));
   for (const char* member : {"a1", "a2", "a3"})
     EXPECT_TRUE(contains(summary1.messages[0].content, raw_text(member, 1)));
+  // What every summary request shares comes first: the question, then the instruction; the
+  // solutions last.
+  const std::string& summary_prompt = summary1.messages[0].content;
+  EXPECT_EQ(summary_prompt.rfind("Your group of agents is discussing this problem:\n\nWhich planet is largest?", 0), 0u);
+  EXPECT_LT(summary_prompt.find("Be brief."), summary_prompt.find(raw_text("a1", 1)));
   const ChatRequest& summary2 = request_of(h, "a4", 1, "summary");
   EXPECT_EQ(names(summary2.note.shown), (std::vector<std::string>{"a4", "a5", "a6"}));
   EXPECT_EQ(summary2.note.shown[0].answer, "C");

@@ -141,19 +141,20 @@ std::string instruction_for(Mode mode, JudgeScale scale) {
   return {};
 }
 
+// The stable part first (what to judge by, the reply's form, the task), the candidates last:
+// a judge's calls within a debate then share their opening, which a prefix cache reuses.
 std::string judge_prompt(const Task& task, Mode mode, JudgeScale scale, const std::vector<JudgedResponse>& candidates,
                          const Presentation& shown, const std::vector<std::string>& debaters, bool mask,
                          const ReplySchema& schema) {
-  std::string out = "You are an impartial judge. Judge the response" +
-                    std::string(candidates.size() > 1 ? "s" : "") + " to the task below on its merits.\n\nTask:\n" +
+  std::string out = "You are an impartial judge. Judge the response" + std::string(candidates.size() > 1 ? "s" : "") +
+                    " to the task below on its merits. " + instruction_for(mode, scale) +
+                    " Reply with only a JSON object of this form: " + describe_schema(schema) + "\n\nTask:\n" +
                     question_with_options(task);
   for (std::size_t k = 0; k < shown.order.size(); ++k) {
     const std::string& text = candidates[shown.order[k]].text;
     out += "\n\n" + shown.labels[k] + ":\n```\n" + (mask ? masked_text(text, candidates, shown, debaters) : text) +
            "\n```";
   }
-  out += "\n\n" + instruction_for(mode, scale) + " Reply with only a JSON object of this form: " +
-         describe_schema(schema);
   return out;
 }
 

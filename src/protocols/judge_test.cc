@@ -64,6 +64,25 @@ TEST(Judge, LikertScoreIsMappedToTheUnitInterval) {
   EXPECT_EQ(detail["judges"][0]["shown"]["Response 1"], "a2");
 }
 
+TEST(Judge, ThePromptOpensWithWhatEveryCallSharesAndEndsWithTheResponses) {
+  // Instructions, reply form and task first, the judged response last: two scorings in one
+  // debate share everything up to the response (docs/architecture.md, "Prompt layout").
+  Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 1, 1);
+  h.run_with([&](Debate& d) -> Async<void> {
+    Judge judge(d);
+    co_await judge.score(kThree[1], 1);
+    co_await judge.score(kThree[2], 1);
+  });
+  ASSERT_EQ(h.client->requests.size(), 2u);
+  const std::string opening =
+      "You are an impartial judge. Judge the response to the task below on its merits. Rate the response on a "
+      "scale from 1 (wrong or irrelevant) to 5 (correct, well reasoned and relevant). Reply with only a JSON object "
+      "of this form: {\"score\": <an integer from 1 to 5>, \"reason\": \"<text>\"}\n\nTask:\n"
+      "Which planet is largest?\n\nA. Mars\nB. Jupiter\nC. Venus\nD. Earth\n\nResponse 1:\n```\n";
+  EXPECT_EQ(h.client->requests[0].messages.back().content, opening + "Jupiter is largest.\nAnswer: B\n```");
+  EXPECT_EQ(h.client->requests[1].messages.back().content, opening + "Mars.\nAnswer: A\n```");
+}
+
 TEST(Judge, RubricScoresAreTakenAsGiven) {
   Harness h([](const ChatRequest& r) { return gold_loving_verdict(r); }, 1, 1);
   h.judging.scale = JudgeScale::kRubric;

@@ -4,12 +4,16 @@
 // debate with the Debate Answer; otherwise the next round starts, up to max_rounds, and when no
 // round settles it the judge picks the final answer from the reduced candidate set {OPTIONS2}.
 // Every prompt is a template with the paper's placeholders, overridable from the experiment
-// file. The choices the paper leaves open are listed in docs/protocols.md ("mad").
+// file. Each role keeps one append-only conversation (docs/architecture.md, "Prompt layout"):
+// an opening that is the same in every round, then per turn what is new and the round's
+// instruction, after the role's own earlier replies. The choices the paper leaves open are
+// listed in docs/protocols.md ("mad").
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,56 +39,64 @@ using Json = nlohmann::json;
 constexpr std::array<std::string_view, 9> kPlaceholders = {"QUESTION", "OPTIONS",  "OPTIONS2", "TRANSCRIPT", "AFF_ANS",
                                                            "NEG_ANS",  "ROUND",    "FORMAT",   "JSON_FORMAT"};
 
+// The placeholders an opening may use: what stays the same for the whole debate. {TRANSCRIPT}
+// in an opening is the transcript the debate opens with (an escalated debate's single agent).
+constexpr std::array<std::string_view, 4> kOpeningPlaceholders = {"QUESTION", "OPTIONS", "FORMAT", "TRANSCRIPT"};
+
 // Default templates: parley's wording of the inputs, instructions and outputs App. A.1 gives
-// for each QA role.
+// for each QA role, split into each role's opening and its turns.
+constexpr std::string_view kQuestionAndOptions = "\n\nQuestion: {QUESTION}\n\nOptions:\n{OPTIONS}";
+constexpr std::string_view kOpeningTranscript = "\n\nDebate transcript before round 1:\n{TRANSCRIPT}";
+
+constexpr std::string_view kAffirmativeRole = "You are the affirmative debater in a debate about the question below.";
+
+constexpr std::string_view kNegativeRole = "You are the negative debater in a debate about the question below.";
+
+constexpr std::string_view kJudgeRole =
+    "You are the judge of a debate between an affirmative and a negative side about the question below. After each "
+    "round, evaluate the accuracy and the justification of both sides. Set \"Preference\" to \"Yes\" if one side is "
+    "clearly better and settles the question, \"No\" if neither does yet. Name that side (or the stronger one) in "
+    "\"Supported Side\", explain briefly in \"Reason\", and give your answer, tentative if there is no preference, in "
+    "\"Debate Answer\".";
+
 constexpr std::string_view kAffirmativeFirst =
-    "You are the affirmative debater in a debate about the question below. This is round {ROUND}.\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
-    "Answer the question: choose one answer strictly from the options and justify it step by step. "
-    "This answer is the stance you will defend in the debate.\n{FORMAT}";
+    "This is round {ROUND}. Answer the question: choose one answer strictly from the options and justify it step by "
+    "step. This answer is the stance you will defend in the debate.\n{FORMAT}";
 
 constexpr std::string_view kAffirmativeOpen =
-    "You are the affirmative debater in a debate about the question below. This is round {ROUND}.\n\n"
-    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
-    "Your stance: {AFF_ANS}\n\n"
+    "This is round {ROUND}. Your stance: {AFF_ANS}\n\n"
     "Restate your stance and justify it step by step; it is the answer you will defend in the debate.\n{FORMAT}";
 
-constexpr std::string_view kAffirmative =
-    "You are the affirmative debater. This is round {ROUND} of the debate.\n\n"
-    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+constexpr std::string_view kAffirmativeTurn =
+    "This is round {ROUND}.\n\nDebate transcript since your last turn:\n{TRANSCRIPT}\n\n"
     "Your stance: {AFF_ANS}\n\nThe negative side's latest argument:\n{NEG_ANS}\n\n"
     "Agree with the negative side, or refuse its argument. If you refuse, choose an answer strictly from the "
     "options (keep your stance or switch to a different option) and justify it briefly.\n{FORMAT}";
 
-constexpr std::string_view kNegative =
-    "You are the negative debater. This is round {ROUND} of the debate.\n\n"
-    "Debate transcript so far:\n{TRANSCRIPT}\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+constexpr std::string_view kNegativeTurn =
+    "This is round {ROUND}.\n\nDebate transcript since your last turn:\n{TRANSCRIPT}\n\n"
     "The affirmative side's argument in this round:\n{AFF_ANS}\n\n"
     "Examine the affirmative argument and point out its problems. Disagree when warranted: give an alternative "
     "answer strictly from the options and justify it succinctly. If you agree, say so explicitly.\n{FORMAT}";
 
 constexpr std::string_view kJudgeRound =
-    "You are the judge of a debate between an affirmative and a negative side. This is round {ROUND}.\n\n"
-    "Debate transcript of the previous rounds:\n{TRANSCRIPT}\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
-    "Affirmative side, this round:\n{AFF_ANS}\n\nNegative side, this round:\n{NEG_ANS}\n\n"
-    "Evaluate the accuracy and the justification of both sides. Set \"Preference\" to \"Yes\" if one side is "
-    "clearly better and settles the question, \"No\" if neither does yet. Name that side (or the stronger one) "
-    "in \"Supported Side\", explain briefly in \"Reason\", and give your answer, tentative if there is no "
-    "preference, in \"Debate Answer\". Reply with only a JSON object of this form: {JSON_FORMAT}";
+    "This is round {ROUND}.\n\nAffirmative side, this round:\n{AFF_ANS}\n\nNegative side, this round:\n{NEG_ANS}\n\n"
+    "Give your verdict on this round. Reply with only a JSON object of this form: {JSON_FORMAT}";
 
 constexpr std::string_view kJudgeFinal =
-    "You are the judge of a debate between an affirmative and a negative side. The debate has ended after "
-    "round {ROUND} without a clear preference, and you must decide.\n\n"
-    "Debate transcript:\n{TRANSCRIPT}\n\n"
-    "Question: {QUESTION}\n\nOptions:\n{OPTIONS}\n\n"
+    "The debate has ended after round {ROUND} without a clear preference, and you must decide.\n\n"
     "Candidate answers proposed in the debate:\n{OPTIONS2}\n\n"
     "In \"Reason\", list the plausible candidates, strictly from the options, and say briefly why you choose "
     "one; give the final answer, which must be one of the candidate answers, in \"Debate Answer\". "
     "Reply with only a JSON object of this form: {JSON_FORMAT}";
+
+// A role's default opening: the role, the question and its options and, in a debate that may
+// open from a single agent's answer, that answer.
+std::string default_opening(std::string_view role, bool opened) {
+  std::string out = std::string(role).append(kQuestionAndOptions);
+  if (opened) out.append(kOpeningTranscript);
+  return out;
+}
 
 struct Placeholder {
   std::size_t at;  // offset of its '{'
@@ -105,19 +117,45 @@ std::vector<Placeholder> placeholders_in(std::string_view text) {
   return out;
 }
 
+// "{A}, {B}" (`separator` ", ") for the placeholders named.
+template <typename Names>
+std::string braced(const Names& names, std::string_view separator) {
+  std::string out;
+  for (std::string_view name : names) out += fmt::format("{}{{{}}}", out.empty() ? "" : separator, name);
+  return out;
+}
+
 // The config check of a template parameter: every placeholder must be one mad fills.
 std::string check_template(const ParamValue& value) {
   const auto* text = std::get_if<std::string>(&value);
   if (text == nullptr) return "expected a text";
-  std::string unknown;
+  std::vector<std::string_view> unknown;
   for (const Placeholder& p : placeholders_in(*text)) {
-    if (std::find(kPlaceholders.begin(), kPlaceholders.end(), p.name) == kPlaceholders.end())
-      unknown += fmt::format("{}{{{}}}", unknown.empty() ? "" : ", ", p.name);
+    if (std::find(kPlaceholders.begin(), kPlaceholders.end(), p.name) == kPlaceholders.end()) unknown.push_back(p.name);
   }
   if (unknown.empty()) return {};
-  std::string known;
-  for (auto name : kPlaceholders) known += fmt::format("{}{{{}}}", known.empty() ? "" : " ", name);
-  return fmt::format("unknown placeholder {} (mad fills {})", unknown, known);
+  return fmt::format("unknown placeholder {} (mad fills {})", braced(unknown, ", "), braced(kPlaceholders, " "));
+}
+
+// The config check of an opening: a template, with only placeholders whose value is the same
+// in every round, because the opening is sent once and then reused (a prefix cache keeps it).
+std::string check_opening(const ParamValue& value) {
+  if (std::string problem = check_template(value); !problem.empty()) return problem;
+  std::vector<std::string_view> varying;
+  for (const Placeholder& p : placeholders_in(std::get<std::string>(value))) {
+    if (std::find(kOpeningPlaceholders.begin(), kOpeningPlaceholders.end(), p.name) == kOpeningPlaceholders.end())
+      varying.push_back(p.name);
+  }
+  if (varying.empty()) return {};
+  return fmt::format("an opening is sent once, at the start of the role's conversation, so it may use only {}, not {} "
+                     "(their values change during the debate: they belong in a turn template)",
+                     braced(kOpeningPlaceholders, " "), braced(varying, ", "));
+}
+
+bool uses(std::string_view text, std::string_view name) {
+  for (const Placeholder& p : placeholders_in(text))
+    if (p.name == name) return true;
+  return false;
 }
 
 using Values = std::map<std::string, std::string, std::less<>>;
@@ -236,10 +274,21 @@ StructuredAsk structured(const ReplySchema& schema, int reasks) {
 
 // ---- The debate's shared state -----------------------------------------------------------------
 
-// What the placeholders are filled from. The running transcript is synchronised at the start
-// of each round (iMAD App. A.1, "Shared Context and Memory Synchronization"): every role sees
-// every message of the finished rounds; the current round's messages reach the negative and
-// the judge through {AFF_ANS} and {NEG_ANS}.
+enum class Role { kAffirmative, kNegative, kJudge };
+
+// A role's prompts: its opening, sent once, and the template of the turn at hand.
+struct RolePrompt {
+  Role role;
+  std::string_view opening;
+  std::string_view turn;
+};
+
+// What the placeholders are filled from, and each role's conversation. The running transcript
+// is synchronised at the start of each round (iMAD App. A.1, "Shared Context and Memory
+// Synchronization"): every role sees every message of the finished rounds; the current round's
+// messages reach the negative and the judge through {AFF_ANS} and {NEG_ANS}. A role's
+// conversation is append-only: its opening, then per turn the synchronised messages it has not
+// been shown yet ({TRANSCRIPT}) with the turn's other values, then its own reply.
 class DebateState {
  public:
   DebateState(const Task& task, const std::optional<MadOpening>& opening) : task_(task) {
@@ -247,43 +296,70 @@ class DebateState {
     stance_ = opening->stance;
     stance_set_ = true;
     note_candidate(opening->stance);
-    log_ = fmt::format("[Single agent] answer {}:\n{}", answer_text(task_, opening->stance), opening->transcript);
+    log_.push_back(Entry{next_id_++, fmt::format("[Single agent] answer {}:\n{}", answer_text(task_, opening->stance),
+                                                 opening->transcript)});
   }
 
-  void start_round(int round) {
-    round_ = round;
-    synced_ = log_.empty() ? "(none: this is the first round)" : log_;
+  void start_round(int round) { round_ = round; }
+  void finish_round(const std::string& judge_verdict) {
+    record(aff_id_, "Affirmative", aff_->text);
+    record(neg_id_, "Negative", neg_->text);
+    if (!judge_verdict.empty()) record(judge_id_, "Judge", judge_verdict);
   }
-  void finish_round(const std::string& judge_reply) {
-    record("Affirmative", aff_->text);
-    record("Negative", neg_->text);
-    if (!judge_reply.empty()) record("Judge", judge_reply);
+
+  // The messages of the role's next call: its conversation so far, then a user message with
+  // the turn template filled from `values` (after the opening, in the role's first message).
+  // Messages the turn shows through {AFF_ANS} or {NEG_ANS} are left out of its {TRANSCRIPT},
+  // and are not shown again.
+  std::vector<ChatMessage> prompt(const RolePrompt& prompt, Values values) {
+    Conversation& c = conversation(prompt.role);
+    std::string text;
+    const bool first = c.messages.empty();
+    if (first) {
+      values["TRANSCRIPT"] = unseen(c, {}, prompt.opening, "(none: the debate starts with round 1)");
+      text = fill(prompt.opening, values);
+    }
+    std::set<int> shown_now;
+    if (uses(prompt.turn, "AFF_ANS") && prompt.role != Role::kAffirmative && aff_) shown_now.insert(aff_id_);
+    if (uses(prompt.turn, "NEG_ANS") && neg_) shown_now.insert(neg_id_);
+    values["TRANSCRIPT"] = unseen(c, shown_now, prompt.turn,
+                                  first ? "(none: this is the first round)" : "(nothing new since your last turn)");
+    c.known.insert(shown_now.begin(), shown_now.end());
+    const std::string turn = fill(prompt.turn, values);
+    text += (text.empty() || turn.empty() ? "" : "\n\n") + turn;
+    c.messages.push_back(ChatMessage{"user", std::move(text)});
+    return c.messages;
   }
+
   void set_affirmative(Turn turn) {
     if (!stance_set_) stance_ = turn.answer.value;  // the round-1 answer is the affirmative's stance
     stance_set_ = true;
     note_candidate(turn.answer.value);
+    aff_id_ = replied(Role::kAffirmative, turn.text);
     aff_ = std::move(turn);
   }
   void set_negative(Turn turn) {
     note_candidate(turn.answer.value);
+    neg_id_ = replied(Role::kNegative, turn.text);
     neg_ = std::move(turn);
   }
+  // The judge's reply, valid or not, continues its own conversation; only a valid verdict
+  // enters the synchronised transcript (finish_round).
+  void set_judge_reply(const std::string& reply) { judge_id_ = replied(Role::kJudge, reply); }
   void set_judge_answer(const std::string& judge, const std::string& answer) {
     judge_view_ = PeerView{judge, answer, std::nullopt, "Judge"};
     note_candidate(answer);
   }
 
-  // Placeholder values for `speaker` ("affirmative", "negative", "judge", "final"). For the
-  // affirmative {AFF_ANS} is its fixed stance, passed in every round to remind it of its side;
-  // for the others it is the affirmative's latest message (App. A.1, "Placeholders"). The
-  // finalisation reads the whole debate.
+  // Placeholder values for `speaker` ("affirmative", "negative", "judge", "final"), but for
+  // {TRANSCRIPT}, which depends on the role's conversation (prompt()). For the affirmative
+  // {AFF_ANS} is its fixed stance, passed in every round to remind it of its side; for the
+  // others it is the affirmative's latest message (App. A.1, "Placeholders").
   Values values(std::string_view speaker, std::string json_format = {}) const {
     Values v;
     v["QUESTION"] = task_.question;
     v["OPTIONS"] = options_text(task_);
     v["OPTIONS2"] = options2_text();
-    v["TRANSCRIPT"] = speaker == "final" ? log_ : synced_;
     v["AFF_ANS"] = speaker == "affirmative" ? answer_text(task_, stance_) : aff_ ? aff_->text : "(none yet)";
     v["NEG_ANS"] = neg_ ? neg_->text : "(none yet)";
     v["ROUND"] = std::to_string(round_);
@@ -315,6 +391,39 @@ class DebateState {
   }
 
  private:
+  // One message of the synchronised transcript.
+  struct Entry {
+    int id;            // which message of the debate it is
+    std::string text;  // as {TRANSCRIPT} shows it, headed "[Round 2] Negative:"
+  };
+  struct Conversation {
+    std::vector<ChatMessage> messages;
+    std::set<int> known;  // the debate messages already in it
+  };
+
+  Conversation& conversation(Role role) { return conversations_[static_cast<std::size_t>(role)]; }
+
+  // {TRANSCRIPT} for template `text` of `c`'s role: the synchronised messages it has not been
+  // shown, but those in `shown_now`, joined; `nothing` when there are none. They count as shown
+  // when the template uses {TRANSCRIPT}.
+  std::string unseen(Conversation& c, const std::set<int>& shown_now, std::string_view text, std::string nothing) {
+    std::string out;
+    std::vector<int> ids;
+    for (const Entry& e : log_) {
+      if (c.known.count(e.id) != 0 || shown_now.count(e.id) != 0) continue;
+      out += (out.empty() ? "" : "\n\n") + e.text;
+      ids.push_back(e.id);
+    }
+    if (uses(text, "TRANSCRIPT")) c.known.insert(ids.begin(), ids.end());
+    return out.empty() ? nothing : out;
+  }
+  // Appends a role's reply to its conversation; returns the reply's message id.
+  int replied(Role role, const std::string& reply) {
+    Conversation& c = conversation(role);
+    c.messages.push_back(ChatMessage{"assistant", reply});
+    c.known.insert(next_id_);
+    return next_id_++;
+  }
   static PeerView view(const Turn& turn, std::string label) {
     return PeerView{turn.agent, turn.answer.value.value_or(""), turn.answer.confidence, std::move(label)};
   }
@@ -322,8 +431,8 @@ class DebateState {
     if (judge_view_) shown.push_back(*judge_view_);
     return shown;
   }
-  void record(std::string_view role, const std::string& text) {
-    log_ += fmt::format("{}[Round {}] {}:\n{}", log_.empty() ? "" : "\n\n", round_, role, text);
+  void record(int id, std::string_view role, const std::string& text) {
+    log_.push_back(Entry{id, fmt::format("[Round {}] {}:\n{}", round_, role, text)});
   }
   void note_candidate(const std::optional<std::string>& answer) {
     if (!answer) return;
@@ -340,18 +449,16 @@ class DebateState {
 
   const Task& task_;
   int round_ = 0;
-  std::string log_;     // every finished round
-  std::string synced_;  // the log as it was at the start of the current round
+  int next_id_ = 0;
+  std::vector<Entry> log_;  // the synchronised transcript: the opening, then every finished round
+  std::array<Conversation, 3> conversations_;
   std::optional<std::string> stance_;
   bool stance_set_ = false;
   std::optional<Turn> aff_, neg_;
+  int aff_id_ = -1, neg_id_ = -1, judge_id_ = -1;
   std::optional<PeerView> judge_view_;  // the judge's latest valid verdict
   std::vector<std::string> candidates_;
 };
-
-std::vector<ChatMessage> prompt(std::string_view text, const Values& values) {
-  return {ChatMessage{"user", fill(text, values)}};
-}
 
 TurnInfo turn_info(int round, std::string turn, std::vector<PeerView> shown) {
   TurnInfo info;
@@ -390,27 +497,32 @@ Async<std::optional<std::string>> run_mad(Debate& debate, const MadSettings& set
   const int reasks = debate.judging().reasks;
   const bool opened = opening.has_value();
   DebateState state(task, opening);
+  const RolePrompt negative_prompt{Role::kNegative, templates.negative_opening, templates.negative};
+  const RolePrompt judge_prompt{Role::kJudge, templates.judge_opening, templates.judge_round};
 
   for (int round = 1; round <= max_rounds; ++round) {
     state.start_round(round);
     // The affirmative answers the question in round 1 (or restates the single agent's answer it
     // was opened with); later it defends or changes its answer.
     const std::string& first = opened ? templates.affirmative_open : templates.affirmative_first;
-    std::vector<ChatMessage> messages = prompt(round == 1 ? first : templates.affirmative, state.values("affirmative"));
+    const RolePrompt affirmative_prompt{Role::kAffirmative, templates.affirmative_opening,
+                                        round == 1 ? first : templates.affirmative};
+    std::vector<ChatMessage> messages = state.prompt(affirmative_prompt, state.values("affirmative"));
     TurnInfo info = turn_info(round, "affirmative", round == 1 ? std::vector<PeerView>{} : state.shown_to_affirmative());
     state.set_affirmative(co_await debate.ask(affirmative, std::move(messages), std::move(info)));
 
     // The negative examines the affirmative's argument and disagrees when warranted.
-    messages = prompt(templates.negative, state.values("negative"));
+    messages = state.prompt(negative_prompt, state.values("negative"));
     info = turn_info(round, "negative", state.shown_to_negative());
     state.set_negative(co_await debate.ask(negative, std::move(messages), std::move(info)));
 
     // The judge's verdict, validated and re-asked; a verdict still invalid counts as "No".
     const ReplySchema schema = round_schema(task);
-    messages = prompt(templates.judge_round, state.values("judge", describe_schema(schema)));
+    messages = state.prompt(judge_prompt, state.values("judge", describe_schema(schema)));
     info = turn_info(round, "judge_mad", state.shown_to_judge());
     StructuredAsk ask = structured(schema, reasks);
     const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
+    state.set_judge_reply(reply.text);
     std::optional<Json> verdict;
     if (reply.valid()) verdict = read_json_reply(reply.text, schema).value();
     debate.event(round, "verdict", verdict_event(judge.name, reply, verdict));
@@ -425,10 +537,12 @@ Async<std::optional<std::string>> run_mad(Debate& debate, const MadSettings& set
     }
   }
 
-  // Finalisation after max_rounds: the judge commits to one of the candidates {OPTIONS2}.
+  // Finalisation after max_rounds: the judge, whose conversation holds the whole debate, commits
+  // to one of the candidates {OPTIONS2}.
   const std::optional<std::vector<std::string>> candidates = state.candidates();
   const ReplySchema schema = final_schema(task, candidates);
-  std::vector<ChatMessage> messages = prompt(templates.judge_final, state.values("final", describe_schema(schema)));
+  const RolePrompt final_prompt{Role::kJudge, templates.judge_opening, templates.judge_final};
+  std::vector<ChatMessage> messages = state.prompt(final_prompt, state.values("final", describe_schema(schema)));
   TurnInfo info = turn_info(max_rounds, "judge_final", state.shown_to_judge());
   StructuredAsk ask = structured(schema, reasks);
   const StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
@@ -462,9 +576,15 @@ class Mad final : public Protocol {
   MadSettings settings_;
 };
 
-ParamSpec template_param(std::string name, std::string_view text, std::string help) {
-  ParamSpec spec{std::move(name), ParamKind::kString, std::string(text), std::nullopt, std::nullopt, std::move(help)};
+ParamSpec template_param(std::string name, std::string text, std::string help) {
+  ParamSpec spec{std::move(name), ParamKind::kString, std::move(text), std::nullopt, std::nullopt, std::move(help)};
   spec.check = check_template;
+  return spec;
+}
+
+ParamSpec opening_param(std::string name, std::string_view role, bool opened, std::string help) {
+  ParamSpec spec = template_param(std::move(name), default_opening(role, opened), std::move(help));
+  spec.check = check_opening;
   return spec;
 }
 
@@ -473,21 +593,31 @@ ParamSpec template_param(std::string name, std::string_view text, std::string he
 std::vector<ParamSpec> mad_params(bool opened) {
   std::vector<ParamSpec> params = {
       {"max_rounds", ParamKind::kInt, std::int64_t{5}, 1, 20, "debate rounds before the judge must decide"}};
-  params.push_back(template_param("affirmative_first_prompt", kAffirmativeFirst, "affirmative's round-1 template"));
+  params.push_back(opening_param("affirmative_opening_prompt", kAffirmativeRole, opened,
+                                 "affirmative's opening, sent once, before its first turn"));
+  params.push_back(
+      opening_param("negative_opening_prompt", kNegativeRole, opened, "negative's opening, sent once, before its first turn"));
+  params.push_back(
+      opening_param("judge_opening_prompt", kJudgeRole, opened, "judge's opening, sent once, before its first verdict"));
+  params.push_back(template_param("affirmative_first_prompt", std::string(kAffirmativeFirst), "affirmative's round-1 turn"));
   if (opened) {
-    params.push_back(template_param("affirmative_open_prompt", kAffirmativeOpen,
-                                    "affirmative's round-1 template when the debate starts from the single agent's answer"));
+    params.push_back(template_param("affirmative_open_prompt", std::string(kAffirmativeOpen),
+                                    "affirmative's round-1 turn when the debate starts from the single agent's answer"));
   }
-  params.push_back(template_param("affirmative_prompt", kAffirmative, "affirmative's template for rounds 2.."));
-  params.push_back(template_param("negative_prompt", kNegative, "negative's template"));
-  params.push_back(template_param("judge_round_prompt", kJudgeRound, "judge's per-round template (JSON verdict)"));
-  params.push_back(template_param("judge_final_prompt", kJudgeFinal, "judge's finalisation template over {OPTIONS2}"));
+  params.push_back(template_param("affirmative_prompt", std::string(kAffirmativeTurn), "affirmative's turn in rounds 2.."));
+  params.push_back(template_param("negative_prompt", std::string(kNegativeTurn), "negative's turn"));
+  params.push_back(template_param("judge_round_prompt", std::string(kJudgeRound), "judge's per-round turn (JSON verdict)"));
+  params.push_back(
+      template_param("judge_final_prompt", std::string(kJudgeFinal), "judge's finalisation turn over {OPTIONS2}"));
   return params;
 }
 
 MadSettings mad_settings(const ProtocolParams& p, bool opened) {
   MadSettings settings;
   settings.max_rounds = static_cast<int>(p.integer("max_rounds"));
+  settings.templates.affirmative_opening = p.text("affirmative_opening_prompt");
+  settings.templates.negative_opening = p.text("negative_opening_prompt");
+  settings.templates.judge_opening = p.text("judge_opening_prompt");
   settings.templates.affirmative_first = p.text("affirmative_first_prompt");
   if (opened) settings.templates.affirmative_open = p.text("affirmative_open_prompt");
   settings.templates.affirmative = p.text("affirmative_prompt");

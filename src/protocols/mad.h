@@ -11,7 +11,10 @@
 
 namespace parley {
 
+// Each role's conversation opens with its opening (placeholders that stay the same for the
+// whole debate) and grows by one turn template per call, after the role's previous reply.
 struct MadTemplates {
+  std::string affirmative_opening, negative_opening, judge_opening;
   std::string affirmative_first;  // round 1 of a debate that starts from nothing
   std::string affirmative_open;   // round 1 of a debate opened from a single agent's answer
   std::string affirmative, negative, judge_round, judge_final;
@@ -27,11 +30,12 @@ struct MadSettings {
 // transcript begins with the single agent's reasoning.
 struct MadOpening {
   std::string stance;      // the single agent's answer (canonical)
-  std::string transcript;  // its response, shown as the first entry of {TRANSCRIPT}
+  std::string transcript;  // its response, the transcript's first entry (in the openings' {TRANSCRIPT})
 };
 
 // mad's parameters; `opened` adds the template of an opened debate's first affirmative turn
-// (the other round-1 template stays: a single stage without an answer opens nothing).
+// (the other round-1 template stays: a single stage without an answer opens nothing) and
+// shows the opening transcript in the default openings.
 std::vector<ParamSpec> mad_params(bool opened);
 MadSettings mad_settings(const ProtocolParams& params, bool opened);
 

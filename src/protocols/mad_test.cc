@@ -40,6 +40,12 @@ const ChatRequest& request(const Harness& h, const std::string& turn, int round)
 
 const std::string& prompt_of(const ChatRequest& r) { return r.messages.back().content; }
 
+int count_of(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 std::vector<EventRecord> events_of(const Transcript& t, const std::string& kind) {
   std::vector<EventRecord> out;
   for (const auto& e : t.events)
@@ -122,25 +128,54 @@ TEST(Mad, StopsInRoundThreeWithTheOptionTextCanonicalised) {
   ASSERT_EQ(stops.size(), 1u);
   EXPECT_EQ(Json::parse(stops[0].detail)["round"], 3);
 
-  // Round 2: the affirmative is reminded of its stance and reads the synchronised transcript
-  // of round 1 (both debaters and the judge); it is shown the negative and the judge.
-  const std::string& aff2 = prompt_of(request(h, "affirmative", 2));
-  EXPECT_NE(aff2.find("Your stance: B. Jupiter"), std::string::npos);
-  EXPECT_NE(aff2.find("[Round 1] Affirmative:\nAffirmative round 1."), std::string::npos);
-  EXPECT_NE(aff2.find("[Round 1] Negative:\nNegative round 1."), std::string::npos);
-  EXPECT_NE(aff2.find("[Round 1] Judge:"), std::string::npos);
+  // Round 2: the affirmative's conversation goes on from its round-1 request and reply. The new
+  // turn reminds it of its stance and brings what it has not seen of round 1: the negative's
+  // argument ({NEG_ANS}) and the judge's verdict ({TRANSCRIPT}); its own reply is not repeated.
+  const auto& aff1 = request(h, "affirmative", 1).messages;
+  const auto& aff2_messages = request(h, "affirmative", 2).messages;
+  ASSERT_EQ(aff1.size(), 1u);
+  ASSERT_EQ(aff2_messages.size(), 3u);
+  EXPECT_EQ(aff2_messages[0].content, aff1[0].content);
+  EXPECT_EQ(aff2_messages[1].role, "assistant");
+  EXPECT_EQ(aff2_messages[1].content, "Affirmative round 1.\nAnswer: B");
+  EXPECT_EQ(aff2_messages[2].content,
+            "This is round 2.\n\nDebate transcript since your last turn:\n[Round 1] Judge:\n"
+            R"({"Debate Answer":"A","Preference":"No","Reason":"because","Supported Side":"Negative"})"
+            "\n\nYour stance: B. Jupiter\n\nThe negative side's latest argument:\nNegative round 1.\nAnswer: A\n\n"
+            "Agree with the negative side, or refuse its argument. If you refuse, choose an answer strictly from the "
+            "options (keep your stance or switch to a different option) and justify it briefly.\n"
+            "Think step by step. End your reply with two lines: \"Answer: <option letter>\" and \"Confidence: "
+            "<0-100>%\".");
   const auto& aff2_shown = request(h, "affirmative", 2).note.shown;
   ASSERT_EQ(aff2_shown.size(), 2u);
   EXPECT_EQ(aff2_shown[0].agent, "a2");
   EXPECT_EQ(aff2_shown[1].agent, "j1");
   EXPECT_EQ(aff2_shown[1].label, "Judge");
   EXPECT_EQ(aff2_shown[1].answer, "A");  // the judge's tentative answer
-  // The negative of round 3 reads this round's affirmative message, and rounds 1-2 in the
-  // transcript; the transcript has nothing of round 3 yet.
-  const std::string& neg3 = prompt_of(request(h, "negative", 3));
-  EXPECT_NE(neg3.find("Affirmative round 3."), std::string::npos);
-  EXPECT_NE(neg3.find("[Round 2] Judge:"), std::string::npos);
-  EXPECT_EQ(neg3.find("[Round 3]"), std::string::npos);
+  // The negative of round 3 reads this round's affirmative message; of rounds 1-2 it has read
+  // everything by then: each message of the debate is in its conversation once (the
+  // affirmative's as {AFF_ANS} when they were new, the judge's verdicts in {TRANSCRIPT}, its own
+  // as its replies), and nothing of round 3 but the affirmative's message.
+  const auto& neg3 = request(h, "negative", 3).messages;
+  ASSERT_EQ(neg3.size(), 5u);
+  EXPECT_EQ(neg3[1].content, "Negative round 1.\nAnswer: A");
+  EXPECT_EQ(neg3[3].content, "Negative round 2.\nAnswer: A");
+  std::string seen;
+  for (const auto& m : neg3) seen += m.content + "\n";
+  for (const char* message : {"Affirmative round 1.", "Affirmative round 2.", "Affirmative round 3.",
+                                     "Negative round 1.", "Negative round 2.", "[Round 1] Judge:", "[Round 2] Judge:"}) {
+    EXPECT_EQ(count_of(seen, message), 1) << message << "\n" << seen;
+  }
+  EXPECT_EQ(seen.find("[Round 3]"), std::string::npos);
+  EXPECT_NE(prompt_of(request(h, "negative", 3)).find("The affirmative side's argument in this round:\nAffirmative round 3."),
+            std::string::npos);
+  // The judge likewise: every message of the debate once, round 3 included.
+  std::string judged;
+  for (const auto& m : request(h, "judge_mad", 3).messages) judged += m.content + "\n";
+  for (const char* message : {"Affirmative round 1.", "Affirmative round 2.", "Affirmative round 3.",
+                                     "Negative round 1.", "Negative round 2.", "Negative round 3."}) {
+    EXPECT_EQ(count_of(judged, message), 1) << message << "\n" << judged;
+  }
   for (const auto& m : t.messages) {
     std::vector<std::string> expected;
     if (m.role == "affirmative" && m.round > 1) expected = {"a2", "j1"};
@@ -179,7 +214,19 @@ TEST(Mad, NoPreferenceForMaxRoundsEndsInTheFinalisationOverTheCandidates) {
             std::string::npos)
       << final_prompt;
   EXPECT_NE(final_prompt.find(R"("Debate Answer": <one of "B", "A", "C">)"), std::string::npos);
-  EXPECT_NE(final_prompt.find("[Round 5] Judge:"), std::string::npos);  // the whole debate
+  // The judge's conversation holds the whole debate: five round turns with its verdicts, then
+  // the finalisation.
+  const auto& final_messages = request(h, "judge_final", 5).messages;
+  ASSERT_EQ(final_messages.size(), 11u);
+  for (std::size_t r = 0; r < 5; ++r) {
+    EXPECT_NE(final_messages[2 * r].content.find("This is round " + std::to_string(r + 1) +
+                                                 ".\n\nAffirmative side, this round:\n" + reply("B")),
+              std::string::npos)
+        << final_messages[2 * r].content;
+    EXPECT_EQ(final_messages[2 * r + 1].role, "assistant");
+    EXPECT_EQ(final_messages[2 * r + 1].content, verdict("No", "Affirmative", "B"));
+  }
+  EXPECT_EQ(final_prompt.rfind("The debate has ended after round 5 without a clear preference", 0), 0u) << final_prompt;
   EXPECT_FALSE(has_placeholder(final_prompt));
 
   const auto stops = events_of(t, "stop");
@@ -240,6 +287,7 @@ TEST(Mad, InvalidFieldValuesAndTextOutsideTheObjectAreMalformed) {
       R"({"Preference": "Yes", "Reason": "r", "Debate Answer": "B"})",  // Yes without a side
       "My verdict: " + verdict("Yes", "Affirmative", "B"),         // text outside the object
       R"({"Preference": "No", "Supported Side": "Negative", "Debate Answer": "B"})",  // no Reason
+      R"({"Supported Side": "Negative", "Reason": "r", "Debate Answer": "B"})",        // no Preference
   };
   for (const auto& first : bad) {
     int judged = 0;
@@ -311,6 +359,18 @@ TEST(Mad, AFailedFinalisationFallsBackToTheJudgesLatestAnswer) {
   EXPECT_EQ(Json::parse(events_of(t, "stop")[0].detail)["reason"], "judge_failed");
 }
 
+TEST(Mad, WithoutAnyVerdictAndAnUnparsedAffirmativeTheNegativesAnswerIsTheFallback) {
+  Harness h = mad_harness([](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "negative") return reply("A");
+    if (r.note.turn == "affirmative" || r.note.turn == "reask") return "I would rather not say.";
+    return "no JSON here";
+  });
+  h.judging.reasks = 0;
+  const Transcript t = h.run("mad", {{"max_rounds", std::int64_t{1}}});
+  EXPECT_EQ(t.final_answer, "A");
+  EXPECT_EQ(Json::parse(events_of(t, "stop")[0].detail)["reason"], "judge_failed");
+}
+
 testing::ScriptedClient::Script settled_at_once() {
   return [](const ChatRequest& r) -> std::string {
     if (r.note.turn == "judge_mad") return verdict("Yes", "Affirmative", "B");
@@ -367,14 +427,42 @@ TEST(Mad, TemplatesAreOverriddenFromTheParameters) {
     if (r.note.turn == "negative") return "Contra.\nAnswer: A";
     return verdict("Yes", "Affirmative", "B");
   });
-  const Transcript t = h.run("mad", {{"negative_prompt", std::string("Round {ROUND}. Attack this: {AFF_ANS} {ROUND}!")},
+  const Transcript t = h.run("mad", {{"negative_opening_prompt", std::string("Q: {QUESTION}")},
+                                     {"negative_prompt", std::string("Round {ROUND}. Attack this: {AFF_ANS} {ROUND}!")},
+                                     {"judge_opening_prompt", std::string()},
                                      {"judge_round_prompt", std::string("{QUESTION} | {NEG_ANS} | {JSON_FORMAT}")}});
-  EXPECT_EQ(prompt_of(request(h, "negative", 1)), "Round 1. Attack this: Pro.\nAnswer: B 1!");
+  // The opening and the first turn make the role's first message; an empty opening adds nothing.
+  EXPECT_EQ(prompt_of(request(h, "negative", 1)), "Q: Which planet is largest?\n\nRound 1. Attack this: Pro.\nAnswer: B 1!");
   EXPECT_EQ(prompt_of(request(h, "judge_mad", 1)),
             "Which planet is largest? | Contra.\nAnswer: A | "
             R"({"Preference": <one of "Yes", "No">, "Supported Side": <one of "Affirmative", "Negative">, )"
             R"("Reason": "<text>", "Debate Answer": <one of "A", "B", "C", "D" (an option letter or the option's text)>})");
   EXPECT_EQ(t.final_answer, "B");
+}
+
+TEST(Mad, AMessageATurnDoesNotShowComesInTheRolesNextTranscript) {
+  // A negative template without {AFF_ANS}: round 1's affirmative message is not shown in round
+  // 1, so the negative's round-2 {TRANSCRIPT} brings it with the judge's verdict; a judge
+  // template without {TRANSCRIPT} leaves what it has not seen for its finalisation.
+  Harness h = mad_harness([](const ChatRequest& r) -> std::string {
+    if (r.note.turn == "affirmative") return "Pro " + std::to_string(r.note.round) + ".\nAnswer: B";
+    if (r.note.turn == "negative") return "Contra " + std::to_string(r.note.round) + ".\nAnswer: A";
+    if (r.note.turn == "judge_mad") return verdict("No", "Negative", "A");
+    return final_verdict("A");
+  });
+  h.run("mad", {{"max_rounds", std::int64_t{2}},
+                {"negative_prompt", std::string("Round {ROUND}.\n{TRANSCRIPT}")},
+                {"judge_round_prompt", std::string("Round {ROUND}: {NEG_ANS}")},
+                {"judge_final_prompt", std::string("Decide.\n{TRANSCRIPT}")}});
+  EXPECT_EQ(prompt_of(request(h, "negative", 1)).substr(prompt_of(request(h, "negative", 1)).find("Round 1.")),
+            "Round 1.\n(none: this is the first round)");
+  EXPECT_EQ(prompt_of(request(h, "negative", 2)),
+            "Round 2.\n[Round 1] Affirmative:\nPro 1.\nAnswer: B\n\n[Round 1] Judge:\n"
+            R"({"Debate Answer":"A","Preference":"No","Reason":"because","Supported Side":"Negative"})");
+  // The judge saw each round's negative message ({NEG_ANS}) but no affirmative one: those come
+  // at the finalisation, with nothing it has seen.
+  EXPECT_EQ(prompt_of(request(h, "judge_final", 2)),
+            "Decide.\n[Round 1] Affirmative:\nPro 1.\nAnswer: B\n\n[Round 2] Affirmative:\nPro 2.\nAnswer: B");
 }
 
 TEST(Mad, APlaceholderInsideAQuotedMessageIsNotFilled) {
@@ -390,18 +478,31 @@ TEST(Mad, APlaceholderInsideAQuotedMessageIsNotFilled) {
 TEST(Mad, UnknownPlaceholdersAreRejectedByTheParameterCheck) {
   const ProtocolInfo* info = find_protocol("mad");
   ASSERT_NE(info, nullptr);
-  int templates = 0;
+  int templates = 0, openings = 0;
   for (const auto& spec : info->params) {
     if (spec.kind != ParamKind::kString) continue;
     ++templates;
     ASSERT_TRUE(spec.check) << spec.name;
     EXPECT_EQ(spec.check(spec.default_value), "") << spec.name;  // the defaults are valid
-    EXPECT_EQ(spec.check(std::string(R"(Literal JSON {"Preference": "Yes"} and {ROUND} are fine.)")), "");
+    EXPECT_EQ(spec.check(std::string(R"(Literal JSON {"Preference": "Yes"} and {QUESTION} are fine.)")), "");
     const std::string problem = spec.check(std::string("{QUESTION} {IMAGE} {Round} {NEG_ANSWER}"));
     EXPECT_NE(problem.find("unknown placeholder {IMAGE}, {NEG_ANSWER}"), std::string::npos) << problem;
     EXPECT_NE(problem.find("{OPTIONS2}"), std::string::npos) << problem;  // lists what mad fills
+    // An opening is sent once, so it may use only what stays the same for the whole debate.
+    const bool opening = spec.name.ends_with("_opening_prompt");
+    openings += opening;
+    const std::string varying = spec.check(std::string("{QUESTION} {ROUND} {TRANSCRIPT} {AFF_ANS}"));
+    if (opening) {
+      EXPECT_EQ(varying,
+                "an opening is sent once, at the start of the role's conversation, so it may use only {QUESTION} "
+                "{OPTIONS} {FORMAT} {TRANSCRIPT}, not {ROUND}, {AFF_ANS} (their values change during the debate: they "
+                "belong in a turn template)");
+    } else {
+      EXPECT_EQ(varying, "") << spec.name;
+    }
   }
-  EXPECT_EQ(templates, 5);
+  EXPECT_EQ(templates, 8);
+  EXPECT_EQ(openings, 3);
 }
 
 TEST(Mad, OpenTasksTakeAnyAnswerOfTheirTypeAndCandidatesByValue) {
@@ -423,7 +524,10 @@ TEST(Mad, OpenTasksTakeAnyAnswerOfTheirTypeAndCandidatesByValue) {
   EXPECT_EQ(t.final_answer, "42");
   EXPECT_TRUE(t.correct);
   const std::string& final_prompt = prompt_of(request(h, "judge_final", 1));
-  EXPECT_NE(final_prompt.find("(no fixed options: the answer is a number)"), std::string::npos);
+  const std::string& judge_opening = request(h, "judge_final", 1).messages.front().content;
+  EXPECT_NE(judge_opening.find("Options:\n(no fixed options: the answer is a number)"), std::string::npos);
+  EXPECT_NE(prompt_of(request(h, "judge_mad", 1)).find(R"("Debate Answer": <a number>})"), std::string::npos)
+      << prompt_of(request(h, "judge_mad", 1));
   EXPECT_NE(final_prompt.find("Candidate answers proposed in the debate:\n42\n40\n41\n"), std::string::npos)
       << final_prompt;
 }

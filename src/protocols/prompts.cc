@@ -88,13 +88,12 @@ std::string reconsider_prompt(const Task& task) {
 }
 
 std::string group_summary_prompt(const Task& task, const std::vector<PeerSolution>& members) {
-  std::string out = "Your group of agents is discussing this problem:\n\n" + question_with_options(task) +
-                    "\n\nThese are the latest solutions of your group's members:" + solutions_block(members);
-  out += "\n\nSummarize your group's discussion for the agents of the other groups, who will not "
-         "see these solutions. State the final answer of each member and how confident they "
-         "are, which answer most of the group holds, and the key reasoning for and against it. "
-         "Be brief.";
-  return out;
+  return "Your group of agents is discussing this problem:\n\n" + question_with_options(task) +
+         "\n\nSummarize your group's discussion for the agents of the other groups, who will not see your "
+         "group's solutions. State the final answer of each member and how confident they are, which answer most "
+         "of the group holds, and the key reasoning for and against it. Be brief.\n\nThese are the latest "
+         "solutions of your group's members:" +
+         solutions_block(members);
 }
 
 std::string other_groups_briefing(const std::vector<GroupReport>& reports) {

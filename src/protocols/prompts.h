@@ -38,7 +38,8 @@ struct PeerSolution {
 std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSolution>& peers,
                                   std::string_view briefing = {});
 
-// GroupDebate: asks one member to condense its group's latest solutions for the other groups.
+// GroupDebate: asks one member to condense its group's latest solutions for the other groups
+// (the question and the instruction first, the solutions last).
 std::string group_summary_prompt(const Task& task, const std::vector<PeerSolution>& members);
 
 // What one group of a GroupDebate passes on to the other groups at the end of a stage.

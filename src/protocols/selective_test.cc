@@ -130,8 +130,15 @@ TEST(Down, DebatesBelowTheThresholdFromTheSingleAnswer) {
   EXPECT_NE(prompt.find("Your stance: A. Mars"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("Restate your stance"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("[Single agent] answer A. Mars:\nMars is big."), std::string::npos) << prompt;
-  // The judge's transcript begins with the single stage too.
-  EXPECT_NE(h.client->requests[3].messages.back().content.find("[Single agent]"), std::string::npos);
+  // Every role's opening, the part of its conversation that never changes, holds the single
+  // stage after the question.
+  for (std::size_t i = 1; i <= 3; ++i) {
+    const std::string& opening = h.client->requests[i].messages.front().content;
+    EXPECT_NE(opening.find("Options:\nA. Mars\nB. Jupiter\nC. Venus\nD. Earth\n\nDebate transcript before round 1:\n"
+                           "[Single agent] answer A. Mars:\nMars is big."),
+              std::string::npos)
+        << opening;
+  }
 }
 
 TEST(Down, TheThresholdIsAParameterAndAMissingConfidenceDebates) {
@@ -186,6 +193,8 @@ TEST(Down, WithoutASingleAnswerTheDebateStartsFromNothing) {
   const std::string& prompt = h.client->requests[1].messages.back().content;
   EXPECT_NE(prompt.find("Answer the question"), std::string::npos) << prompt;  // mad's own round-1 template
   EXPECT_EQ(prompt.find("[Single agent]"), std::string::npos);
+  EXPECT_NE(prompt.find("Debate transcript before round 1:\n(none: the debate starts with round 1)"), std::string::npos)
+      << prompt;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/hash.h"
 #include "parley/report.h"
 
 namespace parley {
@@ -151,22 +152,36 @@ TEST(Summarize, EveryMeanHasItsOwnBootstrapCi) {
   EXPECT_EQ(row["calls_ci"], nlohmann::json::parse("[1.0, 3.0]"));
 }
 
-TEST(Summarize, CiStreamsDifferByProtocolAndQuantity) {
-  // Eight debates with the same 0/1 outcomes for accuracy and for a metric, under two labels:
-  // each (protocol, quantity) resamples with its own stream, and a rerun repeats every one.
+TEST(Summarize, QuantitiesOnTheSameDebatesShareTheirResamplesAndProtocolsDoNot) {
+  // Eight debates with the same 0/1 outcomes for accuracy and for a metric, under two labels;
+  // a third metric is defined on five of the eight. Quantities on the same debates are
+  // resampled with the same draws (the stream of (seed, label, debates)), so equal values give
+  // equal CIs; each protocol has its own stream; a rerun repeats every one.
   std::vector<Transcript> run;
   for (const char* protocol : {"x", "y"}) {
     for (int i = 0; i < 8; ++i) {
       run.push_back(debate(protocol, "q" + std::to_string(i), i % 3 == 0, 100, 1));
       run.back().metrics["cf"] = i % 3 == 0 ? 1.0 : 0.0;
+      if (i < 5) run.back().metrics["ad"] = 0.1 * i;
     }
   }
   const Summary s = summarize(run, {}, false, 7);
   const auto& x = s.protocols[0];
   const auto& y = s.protocols[1];
+  const std::vector<double> outcomes = {1, 0, 0, 1, 0, 0, 1, 0};  // q0..q7: i % 3 == 0
+  const std::vector<double> ad = {0.1 * 0, 0.1 * 1, 0.1 * 2, 0.1 * 3, 0.1 * 4};  // q0..q4
+  for (const ProtocolSummary* p : {&x, &y}) {
+    const Interval expected = bootstrap_mean_ci(outcomes, HashBuilder().add(std::uint64_t{7}).add(p->name).add(std::uint64_t{8}).value());
+    EXPECT_EQ(p->accuracy_ci.lo, expected.lo);
+    EXPECT_EQ(p->accuracy_ci.hi, expected.hi);
+    EXPECT_EQ(p->metrics.at("cf").ci.lo, expected.lo);
+    EXPECT_EQ(p->metrics.at("cf").ci.hi, expected.hi);
+    const Interval expected_ad = bootstrap_mean_ci(ad, HashBuilder().add(std::uint64_t{7}).add(p->name).add(std::uint64_t{5}).value());
+    EXPECT_EQ(p->metrics.at("ad").ci.lo, expected_ad.lo);
+    EXPECT_EQ(p->metrics.at("ad").ci.hi, expected_ad.hi);
+  }
   const auto differs = [](const Interval& a, const Interval& b) { return a.lo != b.lo || a.hi != b.hi; };
-  EXPECT_TRUE(differs(x.accuracy_ci, y.accuracy_ci) || differs(x.metrics.at("cf").ci, y.metrics.at("cf").ci));
-  EXPECT_TRUE(differs(x.accuracy_ci, x.metrics.at("cf").ci) || differs(y.accuracy_ci, y.metrics.at("cf").ci));
+  EXPECT_TRUE(differs(x.accuracy_ci, y.accuracy_ci) || differs(x.metrics.at("ad").ci, y.metrics.at("ad").ci));
   EXPECT_EQ(summary_to_json(summarize(run, {}, false, 7)), summary_to_json(s));
 }
 

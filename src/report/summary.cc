@@ -14,12 +14,40 @@
 namespace parley {
 namespace {
 
-// The CI of a mean: each (protocol, quantity) its own resampling stream, independent of the
-// order protocols and quantities appear in.
-Interval mean_ci(const std::vector<double>& values, std::uint64_t bootstrap_seed, const std::string& protocol,
-                 const std::string& quantity) {
-  return bootstrap_mean_ci(values, HashBuilder().add(bootstrap_seed).add(protocol).add(quantity).value());
-}
+// The 95% CIs of a protocol's means. Every quantity defined on the same debates is resampled
+// with the same draws (bootstrap_mean_cis: the indices are drawn once per resample, not once
+// per quantity), from a stream seeded by the protocol's label and the number of those debates —
+// independent of the order protocols and quantities appear in.
+class MeanCis {
+ public:
+  MeanCis(std::uint64_t bootstrap_seed, const std::string& protocol) : seed_(bootstrap_seed), protocol_(protocol) {}
+
+  // Adds a quantity: its values over the debates that define it (`debates`, their positions in
+  // the protocol's unit order); `ci` is filled by compute().
+  void add(std::vector<double> values, std::vector<std::uint32_t> debates, Interval* ci) {
+    auto& group = groups_[std::move(debates)];
+    group.values.push_back(std::move(values));
+    group.cis.push_back(ci);
+  }
+
+  void compute() {
+    for (auto& [debates, group] : groups_) {
+      const std::vector<std::span<const double>> quantities(group.values.begin(), group.values.end());
+      const std::vector<Interval> cis = bootstrap_mean_cis(
+          quantities, HashBuilder().add(seed_).add(protocol_).add(std::uint64_t{debates.size()}).value());
+      for (std::size_t k = 0; k < cis.size(); ++k) *group.cis[k] = cis[k];
+    }
+  }
+
+ private:
+  struct Group {
+    std::vector<std::vector<double>> values;
+    std::vector<Interval*> cis;
+  };
+  std::uint64_t seed_;
+  const std::string& protocol_;
+  std::map<std::vector<std::uint32_t>, Group> groups_;
+};
 
 ProtocolSummary summarize_one(const std::string& name, const std::vector<const Transcript*>& debates,
                               std::uint64_t bootstrap_seed) {
@@ -30,8 +58,13 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   std::vector<double> correct, tokens, tokens_in, tokens_out, calls;
   double latency = 0;
   std::int64_t unparsed = 0;
-  std::map<std::string, std::vector<double>> metric_values;  // over the debates that define each
-  for (const Transcript* t : debates) {
+  struct Defined {  // a metric over the debates that define it
+    std::vector<double> values;
+    std::vector<std::uint32_t> debates;
+  };
+  std::map<std::string, Defined> metric_values;
+  for (std::size_t position = 0; position < debates.size(); ++position) {
+    const Transcript* t = debates[position];
     correct.push_back(t->correct ? 1.0 : 0.0);
     tokens_in.push_back(static_cast<double>(t->prompt_tokens()));
     tokens_out.push_back(static_cast<double>(t->completion_tokens()));
@@ -43,22 +76,32 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
     if (t->status == DebateStatus::kBudget) ++s.budget;
     if (std::any_of(t->messages.begin(), t->messages.end(), [](const MessageRecord& m) { return m.tokens_estimated; }))
       ++s.tokens_estimated;
-    for (const auto& [metric, value] : t->metrics) metric_values[metric].push_back(value);
-  }
-  for (const auto& [metric, values] : metric_values) {
-    s.metrics[metric] = {static_cast<std::int64_t>(values.size()), mean(values),
-                         mean_ci(values, bootstrap_seed, name, metric)};
+    for (const auto& [metric, value] : t->metrics) {
+      Defined& defined = metric_values[metric];
+      defined.values.push_back(value);
+      defined.debates.push_back(static_cast<std::uint32_t>(position));
+    }
   }
   const double n = static_cast<double>(s.n);
   s.accuracy = mean(correct);
-  s.accuracy_ci = mean_ci(correct, bootstrap_seed, name, "accuracy");
   s.tokens_in_mean = mean(tokens_in);
   s.tokens_out_mean = mean(tokens_out);
   s.calls_mean = mean(calls);
-  s.tokens_ci = mean_ci(tokens, bootstrap_seed, name, "tokens");
-  s.tokens_in_ci = mean_ci(tokens_in, bootstrap_seed, name, "tokens_in");
-  s.tokens_out_ci = mean_ci(tokens_out, bootstrap_seed, name, "tokens_out");
-  s.calls_ci = mean_ci(calls, bootstrap_seed, name, "calls");
+  for (const auto& [metric, defined] : metric_values) {
+    s.metrics[metric] = {static_cast<std::int64_t>(defined.values.size()), mean(defined.values), {}};
+  }
+  MeanCis cis(bootstrap_seed, name);
+  std::vector<std::uint32_t> every(debates.size());
+  for (std::uint32_t i = 0; i < every.size(); ++i) every[i] = i;
+  cis.add(std::move(correct), every, &s.accuracy_ci);
+  cis.add(std::move(tokens), every, &s.tokens_ci);
+  cis.add(std::move(tokens_in), every, &s.tokens_in_ci);
+  cis.add(std::move(tokens_out), every, &s.tokens_out_ci);
+  cis.add(std::move(calls), every, &s.calls_ci);
+  for (auto& [metric, defined] : metric_values) {
+    cis.add(std::move(defined.values), std::move(defined.debates), &s.metrics[metric].ci);
+  }
+  cis.compute();
   const double tokens_mean = s.tokens_in_mean + s.tokens_out_mean;
   s.apt = tokens_mean > 0 ? s.accuracy * 100000.0 / tokens_mean : 0.0;  // iMAD App. B.1
   s.unparsed_rate = static_cast<double>(unparsed) / n;

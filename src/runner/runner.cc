@@ -66,14 +66,17 @@ std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConf
   return make_agents(config, everyone, backends);
 }
 
-Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary,
-                         const std::vector<Transcript>& transcripts) {
-  OutputFile jsonl(dir / "transcripts.jsonl");
-  for (const auto& t : transcripts) {
-    jsonl.append(transcript_to_json(t));
+// transcripts.jsonl is the store's rows as stored, one per line (they are transcript_to_json's
+// lines): copied, not decoded and written again.
+Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary, Store& store) {
+  const auto jsonl_path = dir / "transcripts.jsonl";
+  OutputFile jsonl(jsonl_path);
+  auto copied = store.for_each_stored([&](std::string_view json) {
+    jsonl.append(json);
     jsonl.append("\n");
-  }
-  if (auto ok = jsonl.commit(); !ok) return Error{fmt::format("{}: {}", (dir / "transcripts.jsonl").string(), ok.error().message)};
+  });
+  if (!copied) return copied.error();
+  if (auto ok = jsonl.commit(); !ok) return Error{fmt::format("{}: {}", jsonl_path.string(), ok.error().message)};
   const auto summary_path = dir / "summary.json";
   if (auto ok = write_output_file(summary_path, summary_to_json(summary) + '\n'); !ok)
     return Error{fmt::format("{}: {}", summary_path.string(), ok.error().message)};
@@ -267,7 +270,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     return outcome;
   }
   outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
-  if (auto ok = write_exports(options.out_dir, outcome.summary, *transcripts); !ok) outcome.failure = ok.error();
+  if (auto ok = write_exports(options.out_dir, outcome.summary, store); !ok) outcome.failure = ok.error();
   return outcome;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -142,6 +144,49 @@ TEST(Bootstrap, IsDeterministicForASeed) {
   EXPECT_TRUE(first.lo != other.lo || first.hi != other.hi);
   EXPECT_LT(first.lo, mean(values));
   EXPECT_GT(first.hi, mean(values));
+}
+
+TEST(Bootstrap, SeveralQuantitiesShareOneStreamOfResamples) {
+  // Each interval is the one quantity's own bootstrap_mean_ci with the same seed, to the bit:
+  // the same draws, summed in the same order.
+  Rng rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::size_t n = 1 + rng.below(40);
+    std::vector<std::vector<double>> columns(1 + rng.below(6), std::vector<double>(n));
+    for (auto& column : columns)
+      for (double& v : column) v = rng.uniform() < 0.3 ? std::floor(rng.uniform(0, 3)) : rng.uniform(-5, 5);
+    const std::vector<std::span<const double>> spans(columns.begin(), columns.end());
+    const std::uint64_t seed = rng.next();
+    const int resamples = 1 + static_cast<int>(rng.below(300));
+    const std::vector<Interval> together = bootstrap_mean_cis(spans, seed, resamples, 0.1);
+    ASSERT_EQ(together.size(), columns.size());
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const Interval alone = bootstrap_mean_ci(columns[k], seed, resamples, 0.1);
+      EXPECT_EQ(together[k].lo, alone.lo) << trial << " " << k;
+      EXPECT_EQ(together[k].hi, alone.hi) << trial << " " << k;
+    }
+  }
+}
+
+TEST(Bootstrap, SeveralQuantitiesByHandAndEdgeCases) {
+  // Two units: every resample's mean is the low value, the midpoint or the high value, with
+  // 1/4 of the mass at each end, so each 95% interval is [low, high].
+  const std::vector<double> a = {1.0, 3.0}, b = {10.0, -2.0};
+  const std::vector<std::span<const double>> both = {a, b};
+  const auto cis = bootstrap_mean_cis(both, 5);
+  EXPECT_EQ(cis[0].lo, 1.0);
+  EXPECT_EQ(cis[0].hi, 3.0);
+  EXPECT_EQ(cis[1].lo, -2.0);
+  EXPECT_EQ(cis[1].hi, 10.0);
+  EXPECT_TRUE(bootstrap_mean_cis({}, 5).empty());
+  const std::vector<double> none;
+  const std::vector<std::span<const double>> empty_units = {none, none};
+  const auto zeros = bootstrap_mean_cis(empty_units, 5);
+  ASSERT_EQ(zeros.size(), 2u);
+  EXPECT_EQ(zeros[1].lo, 0.0);
+  EXPECT_EQ(zeros[1].hi, 0.0);
+  const std::vector<std::span<const double>> ragged = {a, std::span<const double>(a).first(1)};
+  EXPECT_THROW(bootstrap_mean_cis(ragged, 5), std::invalid_argument);
 }
 
 TEST(Bootstrap, ApproachesTheExactResamplingDistribution) {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,21 +32,37 @@ std::uint64_t from_sql(std::int64_t v) {
   return seed;
 }
 
-// A prepared statement, finalized on scope exit.
+// A prepared statement, finalized on scope exit. One kept for reuse is reset after each use.
 class Statement {
  public:
+  Statement() = default;
   Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
+  Statement& operator=(Statement&& other) noexcept {
+    std::swap(stmt_, other.stmt_);
+    return *this;
+  }
   sqlite3_stmt* get() const { return stmt_; }
   explicit operator bool() const { return stmt_ != nullptr; }
   void bind(int i, std::string_view text) { sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
+  // Binds without a copy: `text` must outlive the statement's next step().
+  void bind_borrowed(int i, std::string_view text) {
+    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  }
   void bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   int step() { return sqlite3_step(stmt_); }
-  std::string text(int column) const {
+  // Ready for the next use: bindings cleared, so no borrowed text is referenced after it.
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string text(int column) const { return std::string(view(column)); }
+  // Valid until the next step() or reset().
+  std::string_view view(int column) const {
     const auto* p = sqlite3_column_text(stmt_, column);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
+    return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string_view();
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
 
@@ -57,6 +75,7 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override {
     (void)flush();
+    insert_ = Statement();  // finalized before the connection closes
     sqlite3_close_v2(db_);
   }
 
@@ -128,10 +147,14 @@ class SqliteStore final : public Store {
       transaction_started_ = std::chrono::steady_clock::now();
       pending_ = 0;
     }
-    Statement s(db_,
-                "INSERT INTO debates (task_id, protocol, seed, status, correct, prompt_tokens, completion_tokens,"
-                " calls, transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    if (!s) return failure("prepare");
+    if (!insert_) {
+      insert_ = Statement(db_,
+                          "INSERT INTO debates (task_id, protocol, seed, status, correct, prompt_tokens, completion_tokens,"
+                          " calls, transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+      if (!insert_) return failure("prepare");
+    }
+    Statement& s = insert_;
+    const std::string json = transcript_to_json(t);
     s.bind(1, t.task_id);
     s.bind(2, t.protocol);
     s.bind(3, to_sql(t.seed));
@@ -140,8 +163,9 @@ class SqliteStore final : public Store {
     s.bind(6, t.prompt_tokens());
     s.bind(7, t.completion_tokens());
     s.bind(8, t.calls());
-    s.bind(9, transcript_to_json(t));
+    s.bind_borrowed(9, json);
     const int rc = s.step();
+    s.reset();
     if (rc == SQLITE_CONSTRAINT && sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_PRIMARYKEY) {
       return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
     }
@@ -174,20 +198,25 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<Transcript>> load_all() override {
-    Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
-    if (!s) return failure("prepare");
     std::vector<Transcript> transcripts;
-    int rc;
-    while ((rc = s.step()) == SQLITE_ROW) {
-      auto t = transcript_from_json(s.text(0));
+    auto visited = visit_rows([&](std::string_view json, const Statement& row) -> Result<Ok> {
+      auto t = transcript_from_json(json);
       if (!t) {
-        return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.text(1), s.text(2),
-                                 from_sql(s.integer(3)), t.error().message)};
+        return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, row.view(1), row.view(2),
+                                 from_sql(row.integer(3)), t.error().message)};
       }
       transcripts.push_back(std::move(*t));
-    }
-    if (rc != SQLITE_DONE) return failure("read debates");
+      return Ok{};
+    });
+    if (!visited) return visited.error();
     return transcripts;
+  }
+
+  Result<Ok> for_each_stored(const std::function<void(std::string_view)>& visit) override {
+    return visit_rows([&](std::string_view json, const Statement&) -> Result<Ok> {
+      visit(json);
+      return Ok{};
+    });
   }
 
   std::int64_t count() override {
@@ -197,6 +226,19 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // Each stored transcript's JSON with its row (task_id, protocol, seed in columns 1-3), in
+  // load_all's order; stops at the first error `visit` returns.
+  Result<Ok> visit_rows(const std::function<Result<Ok>(std::string_view, const Statement&)>& visit) {
+    Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
+    if (!s) return failure("prepare");
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      if (auto ok = visit(s.view(0), s); !ok) return ok;
+    }
+    if (rc != SQLITE_DONE) return failure("read debates");
+    return Ok{};
+  }
+
   Result<Ok> exec(const char* sql) {
     char* message = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
@@ -210,6 +252,7 @@ class SqliteStore final : public Store {
 
   sqlite3* db_;
   std::string path_;
+  Statement insert_;  // prepared by the first put(), reused by the rest
   bool in_transaction_ = false;
   int pending_ = 0;
   std::chrono::steady_clock::time_point transaction_started_;

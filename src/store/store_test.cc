@@ -73,6 +73,31 @@ TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   EXPECT_EQ((*all)[2].messages[0].prompt_tokens, 10);
 }
 
+TEST_F(StoreTest, ForEachStoredGivesEachRowAsWrittenInLoadOrder) {
+  Transcript odd = unit("q1", "single", 3);
+  odd.messages[0].text = "caf\xC3\xA9 \xff \"quoted\"\n";  // UTF-8, an invalid byte, escapes
+  const std::vector<Transcript> puts = {unit("q2", "single", 1), odd, unit("q1", "debate", 2)};
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    for (const auto& t : puts) ASSERT_TRUE((*store)->put(t));
+  }
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  std::vector<std::string> rows;
+  ASSERT_TRUE((*store)->for_each_stored([&](std::string_view json) { rows.emplace_back(json); }));
+  // (protocol, task_id, seed): debate/q1, single/q1, single/q2.
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], transcript_to_json(puts[2]));
+  EXPECT_EQ(rows[1], transcript_to_json(puts[1]));
+  EXPECT_EQ(rows[2], transcript_to_json(puts[0]));
+  EXPECT_NE(rows[1].find("caf\xC3\xA9 \xEF\xBF\xBD \\\"quoted\\\"\\n"), std::string::npos) << rows[1];
+  // Copying a row is what decoding and writing it again would give.
+  auto all = (*store)->load_all();
+  ASSERT_TRUE(all);
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(transcript_to_json((*all)[i]), rows[i]);
+}
+
 TEST_F(StoreTest, RemoveFailedDeletesOnlyFailedDebatesIncludingUnflushedOnes) {
   auto store = Store::open(db());
   ASSERT_TRUE(store);

@@ -1,147 +1,287 @@
 // Transcript <-> JSON: the transcripts.jsonl line format (docs/formats.md) and the form the
-// store keeps. Field order is fixed (ordered_json) so exports are byte-stable across runs.
-#include <nlohmann/json.hpp>
+// store keeps. Written directly in a fixed field order (JsonWriter: the bytes nlohmann would
+// write), so exports are byte-stable across runs; read with simdjson's On-Demand parser, in
+// any field order, with the defaults of fields older parleys did not write.
+#include <simdjson.h>
+
+#include <bitset>
 
 #include <fmt/format.h>
 
+#include "core/json_writer.h"
 #include "parley/store.h"
 
 namespace parley {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using simdjson::ondemand::value;
 
-template <class T>
-Json optional_json(const std::optional<T>& value) {
-  return value ? Json(*value) : Json(nullptr);
+// A field the reader found with the wrong JSON type, or missing; ends the read.
+struct FormatError {
+  std::string message;
+};
+
+std::string read_string(value v) { return std::string(std::string_view(v.get_string())); }
+
+std::optional<std::string> read_optional_string(value v) {
+  if (v.is_null()) return std::nullopt;
+  return read_string(v);
 }
 
-template <class T>
-std::optional<T> optional_from(const Json& object, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
+std::optional<double> read_optional_double(value v) {
+  if (v.is_null()) return std::nullopt;
+  return double(v.get_double());
 }
 
-Json message_to_json(const MessageRecord& m) {
-  Json j;
-  j["id"] = m.id;
-  if (m.repeats) j["repeats"] = *m.repeats;
-  j["round"] = m.round;
-  j["agent"] = m.agent;
-  j["role"] = m.role;
-  j["prompt_tokens"] = m.prompt_tokens;
-  j["completion_tokens"] = m.completion_tokens;
-  j["cached_tokens"] = m.cached_tokens;
-  j["tokens_estimated"] = m.tokens_estimated;
-  j["text"] = m.text;
-  if (!m.reasoning.empty()) j["reasoning"] = m.reasoning;
-  j["answer"] = optional_json(m.answer);
-  j["confidence"] = optional_json(m.confidence);
-  j["latency_ms"] = m.latency_ms;
-  j["attempts"] = m.attempts;
-  if (m.error) j["error"] = *m.error;
-  if (m.min_token_logprob) j["min_token_logprob"] = *m.min_token_logprob;
-  if (m.perplexity) j["perplexity"] = *m.perplexity;
-  if (!m.shown.empty()) j["shown"] = m.shown;
-  if (!m.warnings.empty()) j["warnings"] = m.warnings;
-  return j;
+std::vector<std::string> read_strings(value v) {
+  std::vector<std::string> out;
+  for (auto element : v.get_array()) out.push_back(read_string(element.value()));
+  return out;
 }
 
-MessageRecord message_from_json(const Json& j) {
+int read_int(value v) { return static_cast<int>(std::int64_t(v.get_int64())); }
+
+// Required fields, by bit; `what` names the object in the error.
+template <std::size_t N>
+void require(const std::bitset<N>& seen, const std::array<const char*, N>& names, const char* what) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!seen[i]) throw FormatError{fmt::format("{} has no \"{}\"", what, names[i])};
+  }
+}
+
+MessageRecord read_message(value v) {
+  static constexpr std::array<const char*, 7> kRequired = {"id", "round", "agent", "role", "prompt_tokens",
+                                                           "completion_tokens", "text"};
+  std::bitset<7> seen;
   MessageRecord m;
-  m.id = j.at("id").get<int>();
-  m.repeats = optional_from<int>(j, "repeats");
-  m.round = j.at("round").get<int>();
-  m.agent = j.at("agent").get<std::string>();
-  m.role = j.at("role").get<std::string>();
-  m.prompt_tokens = j.at("prompt_tokens").get<std::int64_t>();
-  m.completion_tokens = j.at("completion_tokens").get<std::int64_t>();
-  m.cached_tokens = j.value("cached_tokens", std::int64_t{0});
-  m.tokens_estimated = j.value("tokens_estimated", false);
-  m.text = j.at("text").get<std::string>();
-  m.reasoning = j.value("reasoning", std::string());
-  m.answer = optional_from<std::string>(j, "answer");
-  m.confidence = optional_from<double>(j, "confidence");
-  m.latency_ms = j.value("latency_ms", 0.0);
-  m.attempts = j.value("attempts", 1);
-  m.error = optional_from<std::string>(j, "error");
-  m.min_token_logprob = optional_from<double>(j, "min_token_logprob");
-  m.perplexity = optional_from<double>(j, "perplexity");
-  m.shown = j.value("shown", std::vector<std::string>{});
-  m.warnings = j.value("warnings", std::vector<std::string>{});
+  for (auto field : v.get_object()) {
+    const std::string_view key = field.unescaped_key();
+    value f = field.value();
+    if (key == "id") {
+      m.id = read_int(f); seen[0] = true;
+    } else if (key == "repeats") {
+      if (!f.is_null()) m.repeats = read_int(f);
+    } else if (key == "round") {
+      m.round = read_int(f); seen[1] = true;
+    } else if (key == "agent") {
+      m.agent = read_string(f); seen[2] = true;
+    } else if (key == "role") {
+      m.role = read_string(f); seen[3] = true;
+    } else if (key == "prompt_tokens") {
+      m.prompt_tokens = f.get_int64(); seen[4] = true;
+    } else if (key == "completion_tokens") {
+      m.completion_tokens = f.get_int64(); seen[5] = true;
+    } else if (key == "cached_tokens") {
+      m.cached_tokens = f.get_int64();
+    } else if (key == "tokens_estimated") {
+      m.tokens_estimated = f.get_bool();
+    } else if (key == "text") {
+      m.text = read_string(f); seen[6] = true;
+    } else if (key == "reasoning") {
+      m.reasoning = read_string(f);
+    } else if (key == "answer") {
+      m.answer = read_optional_string(f);
+    } else if (key == "confidence") {
+      m.confidence = read_optional_double(f);
+    } else if (key == "latency_ms") {
+      m.latency_ms = f.get_double();
+    } else if (key == "attempts") {
+      m.attempts = read_int(f);
+    } else if (key == "error") {
+      m.error = read_optional_string(f);
+    } else if (key == "min_token_logprob") {
+      m.min_token_logprob = read_optional_double(f);
+    } else if (key == "perplexity") {
+      m.perplexity = read_optional_double(f);
+    } else if (key == "shown") {
+      m.shown = read_strings(f);
+    } else if (key == "warnings") {
+      m.warnings = read_strings(f);
+    }
+  }
+  // Calls written before they had an identity cannot be told apart when a re-ask is folded
+  // into its turn, so such a transcript is refused rather than measured by a guess.
+  if (!seen[0]) {
+    throw FormatError{"its calls have no \"id\" (written by an older parley, whose re-asks do not name the call "
+                      "they repeat); run the experiment again with this parley"};
+  }
+  require(seen, kRequired, "a call");
   return m;
+}
+
+EventRecord read_event(value v) {
+  static constexpr std::array<const char*, 3> kRequired = {"round", "kind", "detail"};
+  std::bitset<3> seen;
+  EventRecord e;
+  for (auto field : v.get_object()) {
+    const std::string_view key = field.unescaped_key();
+    if (key == "round") {
+      e.round = read_int(field.value()); seen[0] = true;
+    } else if (key == "kind") {
+      e.kind = read_string(field.value()); seen[1] = true;
+    } else if (key == "detail") {
+      e.detail = read_string(field.value()); seen[2] = true;
+    }
+  }
+  require(seen, kRequired, "an event");
+  return e;
+}
+
+void read_messages(value v, Transcript& t) {
+  for (auto element : v.get_array()) {
+    MessageRecord record = read_message(element.value());
+    const int index = static_cast<int>(t.messages.size());
+    if (record.id != index) throw FormatError{fmt::format("call {} has id {}; ids are the calls' positions", index, record.id)};
+    if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
+      throw FormatError{fmt::format("call {} repeats call {}, which is not an earlier call", index, *record.repeats)};
+    }
+    t.messages.push_back(std::move(record));
+  }
+}
+
+Transcript read_transcript(value root) {
+  static constexpr std::array<const char*, 7> kRequired = {"task_id", "protocol", "seed", "gold", "correct",
+                                                           "status", "messages"};
+  std::bitset<7> seen;
+  Transcript t;
+  for (auto field : root.get_object()) {
+    const std::string_view key = field.unescaped_key();
+    value f = field.value();
+    if (key == "task_id") {
+      t.task_id = read_string(f); seen[0] = true;
+    } else if (key == "protocol") {
+      t.protocol = read_string(f); seen[1] = true;
+    } else if (key == "seed") {
+      t.seed = f.get_uint64(); seen[2] = true;
+    } else if (key == "gold") {
+      t.gold = read_string(f); seen[3] = true;
+    } else if (key == "final_answer") {
+      t.final_answer = read_optional_string(f);
+    } else if (key == "correct") {
+      t.correct = f.get_bool(); seen[4] = true;
+    } else if (key == "status") {
+      const std::string name = read_string(f);
+      auto status = parse_debate_status(name);
+      if (!status) throw FormatError{fmt::format("unknown status \"{}\"", name)};
+      t.status = *status; seen[5] = true;
+    } else if (key == "status_reason") {
+      t.status_reason = read_string(f);
+    } else if (key == "wall_ms") {
+      t.wall_ms = f.get_double();
+    } else if (key == "metrics") {
+      for (auto metric : f.get_object()) {
+        const std::string name(std::string_view(metric.unescaped_key()));
+        t.metrics[name] = metric.value().get_double();
+      }
+    } else if (key == "events") {
+      for (auto event : f.get_array()) t.events.push_back(read_event(event.value()));
+    } else if (key == "messages") {
+      read_messages(f, t); seen[6] = true;
+    }
+  }
+  require(seen, kRequired, "the transcript");
+  return t;
+}
+
+void write_optional(JsonWriter& w, const std::optional<std::string>& value) {
+  if (value) {
+    w.string(*value);
+  } else {
+    w.null();
+  }
+}
+
+void write_optional(JsonWriter& w, const std::optional<double>& value) {
+  if (value) {
+    w.number(*value);
+  } else {
+    w.null();
+  }
+}
+
+void write_strings(JsonWriter& w, const std::vector<std::string>& values) {
+  w.begin_array();
+  for (const auto& value : values) w.string(value);
+  w.end_array();
+}
+
+void write_message(JsonWriter& w, const MessageRecord& m) {
+  w.begin_object();
+  w.key("id").number(m.id);
+  if (m.repeats) w.key("repeats").number(*m.repeats);
+  w.key("round").number(m.round);
+  w.key("agent").string(m.agent);
+  w.key("role").string(m.role);
+  w.key("prompt_tokens").number(m.prompt_tokens);
+  w.key("completion_tokens").number(m.completion_tokens);
+  w.key("cached_tokens").number(m.cached_tokens);
+  w.key("tokens_estimated").boolean(m.tokens_estimated);
+  w.key("text").string(m.text);
+  if (!m.reasoning.empty()) w.key("reasoning").string(m.reasoning);
+  write_optional(w.key("answer"), m.answer);
+  write_optional(w.key("confidence"), m.confidence);
+  w.key("latency_ms").number(m.latency_ms);
+  w.key("attempts").number(m.attempts);
+  if (m.error) w.key("error").string(*m.error);
+  if (m.min_token_logprob) w.key("min_token_logprob").number(*m.min_token_logprob);
+  if (m.perplexity) w.key("perplexity").number(*m.perplexity);
+  if (!m.shown.empty()) write_strings(w.key("shown"), m.shown);
+  if (!m.warnings.empty()) write_strings(w.key("warnings"), m.warnings);
+  w.end_object();
 }
 
 }  // namespace
 
 std::string transcript_to_json(const Transcript& t) {
-  Json j;
-  j["task_id"] = t.task_id;
-  j["protocol"] = t.protocol;
-  j["seed"] = t.seed;
-  j["gold"] = t.gold;
-  j["final_answer"] = optional_json(t.final_answer);
-  j["correct"] = t.correct;
-  j["status"] = debate_status_name(t.status);
-  j["status_reason"] = t.status_reason;
-  j["prompt_tokens"] = t.prompt_tokens();
-  j["completion_tokens"] = t.completion_tokens();
-  j["calls"] = t.calls();
-  j["latency_ms"] = t.latency_ms();
-  j["wall_ms"] = t.wall_ms;
-  j["metrics"] = Json::object();
-  for (const auto& [name, value] : t.metrics) j["metrics"][name] = value;
-  j["events"] = Json::array();
-  for (const auto& e : t.events) j["events"].push_back(Json{{"round", e.round}, {"kind", e.kind}, {"detail", e.detail}});
-  j["messages"] = Json::array();
-  for (const auto& m : t.messages) j["messages"].push_back(message_to_json(m));
-  // Invalid UTF-8 in model output is replaced rather than failing the export.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  // Written directly (JsonWriter: nlohmann's bytes, invalid UTF-8 in model output replaced
+  // rather than failing), in the fixed field order of docs/formats.md.
+  std::string out;
+  out.reserve(1024 + t.messages.size() * 768);
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("task_id").string(t.task_id);
+  w.key("protocol").string(t.protocol);
+  w.key("seed").number(t.seed);
+  w.key("gold").string(t.gold);
+  write_optional(w.key("final_answer"), t.final_answer);
+  w.key("correct").boolean(t.correct);
+  w.key("status").string(debate_status_name(t.status));
+  w.key("status_reason").string(t.status_reason);
+  w.key("prompt_tokens").number(t.prompt_tokens());
+  w.key("completion_tokens").number(t.completion_tokens());
+  w.key("calls").number(t.calls());
+  w.key("latency_ms").number(t.latency_ms());
+  w.key("wall_ms").number(t.wall_ms);
+  w.key("metrics").begin_object();
+  for (const auto& [name, value] : t.metrics) w.key(name).number(value);
+  w.end_object();
+  w.key("events").begin_array();
+  for (const auto& e : t.events) {
+    w.begin_object().key("round").number(e.round).key("kind").string(e.kind).key("detail").string(e.detail).end_object();
+  }
+  w.end_array();
+  w.key("messages").begin_array();
+  for (const auto& m : t.messages) write_message(w, m);
+  w.end_array();
+  w.end_object();
+  return out;
 }
 
 Result<Transcript> transcript_from_json(std::string_view text) {
+  // One parser and one padded buffer per thread, reused: simdjson reads past the end of its
+  // input, so the text is copied into room with padding.
+  thread_local simdjson::ondemand::parser parser;
+  thread_local std::string buffer;
+  buffer.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  buffer.assign(text);
   try {
-    const Json j = Json::parse(text);
-    Transcript t;
-    t.task_id = j.at("task_id").get<std::string>();
-    t.protocol = j.at("protocol").get<std::string>();
-    t.seed = j.at("seed").get<std::uint64_t>();
-    t.gold = j.at("gold").get<std::string>();
-    t.final_answer = optional_from<std::string>(j, "final_answer");
-    t.correct = j.at("correct").get<bool>();
-    const auto status_name = j.at("status").get<std::string>();
-    auto status = parse_debate_status(status_name);
-    if (!status) return Error{fmt::format("transcript: unknown status \"{}\"", status_name)};
-    t.status = *status;
-    t.status_reason = j.value("status_reason", std::string());
-    t.wall_ms = j.value("wall_ms", 0.0);
-    if (auto it = j.find("metrics"); it != j.end())
-      for (const auto& [name, value] : it->items()) t.metrics[name] = value.get<double>();
-    if (auto it = j.find("events"); it != j.end())
-      for (const auto& e : *it)
-        t.events.push_back({e.at("round").get<int>(), e.at("kind").get<std::string>(), e.at("detail").get<std::string>()});
-    for (const auto& m : j.at("messages")) {
-      // Calls written before they had an identity cannot be told apart when a re-ask is folded
-      // into its turn, so such a transcript is refused rather than measured by a guess.
-      if (!m.contains("id")) {
-        return Error{"transcript: its calls have no \"id\" (written by an older parley, whose re-asks do "
-                     "not name the call they repeat); run the experiment again with this parley"};
-      }
-      MessageRecord record = message_from_json(m);
-      const int index = static_cast<int>(t.messages.size());
-      if (record.id != index) {
-        return Error{fmt::format("transcript: call {} has id {}; ids are the calls' positions", index, record.id)};
-      }
-      if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
-        return Error{fmt::format("transcript: call {} repeats call {}, which is not an earlier call", index,
-                                 *record.repeats)};
-      }
-      t.messages.push_back(std::move(record));
-    }
-    return t;
-  } catch (const nlohmann::json::exception& e) {
+    simdjson::ondemand::document document =
+        parser.iterate(simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity()));
+    return read_transcript(document.get_value());
+  } catch (const simdjson::simdjson_error& e) {
     return Error{fmt::format("transcript: {}", e.what())};
+  } catch (const FormatError& e) {
+    return Error{fmt::format("transcript: {}", e.message)};
   }
 }
 

@@ -44,8 +44,9 @@ TEST(Cli, ProtocolsListsRegistry) {
   EXPECT_NE(r.out.find("self_consistency"), std::string::npos);
   EXPECT_NE(r.out.find("rounds (int, default 2)"), std::string::npos);
   // A prompt template's default is an indented block under its parameter.
-  EXPECT_NE(r.out.find("negative_prompt (string, default below)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("     | You are the negative debater."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("negative_opening_prompt (string, default below)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("     | You are the negative debater in a debate about the question below.\n"), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, ConfigErrorIsOneLineWithExitCode2) {

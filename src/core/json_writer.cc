@@ -1,0 +1,211 @@
+#include "core/json_writer.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+namespace parley {
+namespace {
+
+// Length of the well-formed UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0 when it is
+// not one (Unicode 15, Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF) —
+// the sequences nlohmann's decoder accepts.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
+  const unsigned b0 = byte(i);
+  const unsigned b1 = byte(i + 1);
+  if (in(b0, 0xC2, 0xDF)) return in(b1, 0x80, 0xBF) ? 2 : 0;
+  if (in(b0, 0xE0, 0xEF)) {
+    const unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80;
+    const unsigned hi = b0 == 0xED ? 0x9F : 0xBF;
+    return in(b1, lo, hi) && in(byte(i + 2), 0x80, 0xBF) ? 3 : 0;
+  }
+  if (in(b0, 0xF0, 0xF4)) {
+    const unsigned lo = b0 == 0xF0 ? 0x90 : 0x80;
+    const unsigned hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    return in(b1, lo, hi) && in(byte(i + 2), 0x80, 0xBF) && in(byte(i + 3), 0x80, 0xBF) ? 4 : 0;
+  }
+  return 0;
+}
+
+// The escape nlohmann writes for an ASCII control byte, '"' or '\\'.
+std::string_view escape_of(unsigned char c) {
+  static const std::array<std::string, 128> kEscapes = [] {
+    std::array<std::string, 128> escapes;
+    for (unsigned control = 0; control < 0x20; ++control) {
+      static const char* digits = "0123456789abcdef";
+      escapes[control] = std::string("\\u00") + digits[control >> 4] + digits[control & 0xf];
+    }
+    escapes['\b'] = "\\b";
+    escapes['\t'] = "\\t";
+    escapes['\n'] = "\\n";
+    escapes['\f'] = "\\f";
+    escapes['\r'] = "\\r";
+    escapes['"'] = "\\\"";
+    escapes['\\'] = "\\\\";
+    return escapes;
+  }();
+  return kEscapes[c];
+}
+
+// Whether the 8 bytes at `p` are all plain (printable ASCII, no '"' or '\\'), tested at once
+// (the usual bit tricks on one 64-bit word): most of a reply is passed over 8 bytes at a time.
+bool plain_word(const char* p) {
+  std::uint64_t x;
+  std::memcpy(&x, p, sizeof x);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+  const std::uint64_t below_space = (x - kOnes * 0x20) & ~x & kHighs;  // a byte < 0x20 (or >= 0x80)
+  return ((x & kHighs) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'))) == 0;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text) {
+  // Bytes copied as they are: printable ASCII other than '"' and '\\'.
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (unsigned c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+    return plain;
+  }();
+  const std::size_t start = out.size();
+  out += '"';
+  std::size_t run = 0;  // start of the bytes not yet appended
+  for (std::size_t i = 0; i < text.size();) {
+    if (i + 8 <= text.size() && plain_word(text.data() + i)) {
+      i += 8;
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (kPlain[c]) {
+      ++i;
+    } else if (c >= 0x80) {
+      const std::size_t length = utf8_sequence(text, i);
+      if (length == 0) {
+        // Invalid UTF-8: nlohmann's replacement rules decide which bytes become U+FFFD.
+        out.resize(start);
+        out += nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return;
+      }
+      i += length;
+    } else {
+      out.append(text.data() + run, i - run);
+      out += escape_of(c);
+      run = ++i;
+    }
+  }
+  out.append(text.data() + run, text.size() - run);
+  out += '"';
+}
+
+void JsonWriter::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (first_.empty()) return;
+  if (!first_.back()) out_ += ',';
+  first_.back() = 0;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  separate();
+  out_ += '{';
+  first_.push_back(1);
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_object() {
+  out_ += '}';
+  first_.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_array() {
+  separate();
+  out_ += '[';
+  first_.push_back(1);
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::key(std::string_view name) {
+  separate();
+  // Keys are nearly always plain words, copied as they are.
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+  });
+  if (plain) {
+    out_ += '"';
+    out_ += name;
+    out_ += "\":";
+  } else {
+    append_json_string(out_, name);
+    out_ += ':';
+  }
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::string(std::string_view text) {
+  separate();
+  append_json_string(out_, text);
+  return *this;
+}
+
+JsonWriter& JsonWriter::number(std::int64_t value) {
+  separate();
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  out_.append(buffer, end);
+  return *this;
+}
+
+JsonWriter& JsonWriter::number(std::uint64_t value) {
+  separate();
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  out_.append(buffer, end);
+  return *this;
+}
+
+JsonWriter& JsonWriter::number(double value) {
+  separate();
+  if (!std::isfinite(value)) {
+    out_ += "null";
+    return *this;
+  }
+  // nlohmann's own shortest round-trip formatting (Grisu2, ".0" on integral values), which
+  // its dump() uses for every double.
+  std::array<char, 64> buffer;
+  char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out_.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
+  return *this;
+}
+
+JsonWriter& JsonWriter::boolean(bool value) {
+  separate();
+  out_ += value ? "true" : "false";
+  return *this;
+}
+
+JsonWriter& JsonWriter::null() {
+  separate();
+  out_ += "null";
+  return *this;
+}
+
+}  // namespace parley

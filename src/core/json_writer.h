@@ -1,0 +1,45 @@
+#pragma once
+// JsonWriter: compact JSON appended straight to a string, for the hot paths that write one
+// record per debate (the store's transcript rows). It writes exactly the bytes
+// nlohmann::json::dump() writes for the same values — numbers as nlohmann formats them,
+// strings escaped as it does and invalid UTF-8 replaced by U+FFFD (error_handler_t::replace) —
+// so switching a writer over changes no stored or exported byte. The caller keeps the shape
+// right (a key before each value in an object); nothing is checked. Not thread-safe; cheap.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parley {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view name);
+
+  JsonWriter& string(std::string_view text);
+  JsonWriter& number(std::int64_t value);
+  JsonWriter& number(std::uint64_t value);
+  JsonWriter& number(int value) { return number(static_cast<std::int64_t>(value)); }
+  JsonWriter& number(double value);  // non-finite values are written as null, as nlohmann does
+  JsonWriter& boolean(bool value);
+  JsonWriter& null();
+
+ private:
+  void separate();  // the comma before a value or key that is not its container's first
+
+  std::string& out_;
+  std::vector<unsigned char> first_;  // per open container: no element written yet (1)
+  bool after_key_ = false;
+};
+
+// `text` as a JSON string literal, quotes included (JsonWriter::string's bytes).
+void append_json_string(std::string& out, std::string_view text);
+
+}  // namespace parley

@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <initializer_list>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -14,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
+
+#include "core/json_writer.h"
 
 namespace parley::openai {
 namespace {
@@ -79,99 +79,6 @@ std::string replace_invalid_utf8(std::string_view text) {
   bool replaced = false;
   for (std::size_t at = 0; at < text.size();) at += append_utf8_sequence(text, at, out, replaced);
   return out;
-}
-
-// ---- Writing request bodies ------------------------------------------------------------------
-// Written directly rather than through a JSON tree (building the tree cost more than the rest of
-// a call). The bytes are what nlohmann::json's dump() wrote before: keys in sorted order, strings
-// escaped alike (openai_json_test compares the two on hostile strings).
-
-// Whether any of eight bytes needs a look of its own: a control character, ", \ or a byte of a
-// multi-byte sequence (bit tricks after Anderson's "Bit Twiddling Hacks": haszero, hasless).
-bool any_byte_needs_care(std::uint64_t word) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  const auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  const std::uint64_t below_space = (word - kOnes * 0x20) & ~word & kHigh;
-  return ((word & kHigh) | below_space | has_zero_byte(word ^ (kOnes * '"')) |
-          has_zero_byte(word ^ (kOnes * '\\'))) != 0;
-}
-
-// `text` as a JSON string: ", \ and control characters escaped (\b \t \n \f \r, the others as
-// \u00xx), everything else as UTF-8 with each invalid sequence one U+FFFD (prompts come from
-// datasets: bad UTF-8 is replaced rather than failing the call).
-void append_json_string(std::string& out, std::string_view text) {
-  constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  std::size_t copied = 0;  // text[copied, at) is still to be appended as it is
-  for (std::size_t at = 0; at < text.size();) {
-    std::uint64_t word = 0;
-    if (at + sizeof word <= text.size()) {
-      std::memcpy(&word, text.data() + at, sizeof word);
-      if (!any_byte_needs_care(word)) {
-        at += sizeof word;
-        continue;
-      }
-    }
-    const auto c = static_cast<unsigned char>(text[at]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++at;
-      continue;
-    }
-    const auto [length, valid] = utf8_sequence(text, at);
-    if (c >= 0x80 && valid) {
-      at += length;
-      continue;
-    }
-    out.append(text.substr(copied, at - copied));
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      default:
-        if (c < 0x20) {
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.append(kReplacementCharacter);
-        }
-    }
-    at += length;
-    copied = at;
-  }
-  out.append(text.substr(copied));
-  out.push_back('"');
-}
-
-// The shortest text that reads back as `value`, with ".0" on whole numbers so it stays a
-// floating-point literal; null when not finite (JSON has no NaN or infinity).
-void append_json_double(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out.append("null");
-    return;
-  }
-  const std::size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), "{}", value);
-  if (out.find_first_of(".e", start) == std::string::npos) out.append(".0");
 }
 
 // ---- Repairing a server's JSON text ----------------------------------------------------------
@@ -531,30 +438,29 @@ std::string shorten_utf8(std::string text, std::size_t max_bytes) {
   return text + "...";
 }
 
+// Written directly rather than through a JSON tree (building the tree cost more than the rest of
+// a call); JsonWriter writes the bytes nlohmann::json's dump() wrote (keys in sorted order, as
+// its std::map kept them).
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
                               const Sampling& sampling) {
   std::size_t size = 160 + model.size();
   for (const auto& m : messages) size += 32 + m.role.size() + m.content.size();
   std::string body;
   body.reserve(size + size / 16);  // room for a few escapes
-  body.append("{");
-  if (sampling.logprobs) body.append(R"("logprobs":true,)");
-  fmt::format_to(std::back_inserter(body), R"("max_tokens":{},"messages":[)", sampling.max_tokens);
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    body.append(i == 0 ? R"({"content":)" : R"(,{"content":)");
-    append_json_string(body, messages[i].content);
-    body.append(R"(,"role":)");
-    append_json_string(body, messages[i].role);
-    body.push_back('}');
+  JsonWriter json(body);
+  json.begin_object();
+  if (sampling.logprobs) json.key("logprobs").boolean(true);
+  json.key("max_tokens").number(sampling.max_tokens);
+  json.key("messages").begin_array();
+  for (const auto& m : messages) {
+    json.begin_object().key("content").string(m.content).key("role").string(m.role).end_object();
   }
-  body.append(R"(],"model":)");
-  append_json_string(body, model);
-  if (sampling.seed) fmt::format_to(std::back_inserter(body), R"(,"seed":{})", *sampling.seed);
-  body.append(R"(,"temperature":)");
-  append_json_double(body, sampling.temperature);
-  body.append(R"(,"top_p":)");
-  append_json_double(body, sampling.top_p);
-  body.push_back('}');
+  json.end_array();
+  json.key("model").string(model);
+  if (sampling.seed) json.key("seed").number(*sampling.seed);
+  json.key("temperature").number(sampling.temperature);
+  json.key("top_p").number(sampling.top_p);
+  json.end_object();
   return body;
 }
 
@@ -601,14 +507,10 @@ std::string embedding_request_body(const std::string& model, const std::vector<s
   for (const auto& input : inputs) size += 4 + input.size();
   std::string body;
   body.reserve(size + size / 16);
-  body.append(R"({"encoding_format":"float","input":[)");
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i > 0) body.push_back(',');
-    append_json_string(body, inputs[i]);  // texts may hold bad UTF-8
-  }
-  body.append(R"(],"model":)");
-  append_json_string(body, model);
-  body.push_back('}');
+  JsonWriter json(body);
+  json.begin_object().key("encoding_format").string("float").key("input").begin_array();
+  for (const auto& input : inputs) json.string(input);  // texts may hold bad UTF-8
+  json.end_array().key("model").string(model).end_object();
   return body;
 }
 

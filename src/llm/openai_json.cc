@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <initializer_list>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -82,14 +80,6 @@ std::string replace_invalid_utf8(std::string_view text) {
   for (std::size_t at = 0; at < text.size();) at += append_utf8_sequence(text, at, out, replaced);
   return out;
 }
-
-// ---- Writing request bodies ------------------------------------------------------------------
-// Written directly rather than through a JSON tree (building the tree cost more than the rest of
-// a call). The bytes are what nlohmann::json's dump() wrote before: keys in sorted order, strings
-// escaped alike (openai_json_test compares the two on hostile strings).
-
-// Strings and numbers are written by core/json_writer.h (append_json_string, append_json_double):
-// invalid UTF-8 in a prompt is replaced rather than failing the call.
 
 // ---- Repairing a server's JSON text ----------------------------------------------------------
 
@@ -448,30 +438,29 @@ std::string shorten_utf8(std::string text, std::size_t max_bytes) {
   return text + "...";
 }
 
+// Written directly rather than through a JSON tree (building the tree cost more than the rest of
+// a call); JsonWriter writes the bytes nlohmann::json's dump() wrote (keys in sorted order, as
+// its std::map kept them).
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
                               const Sampling& sampling) {
   std::size_t size = 160 + model.size();
   for (const auto& m : messages) size += 32 + m.role.size() + m.content.size();
   std::string body;
   body.reserve(size + size / 16);  // room for a few escapes
-  body.append("{");
-  if (sampling.logprobs) body.append(R"("logprobs":true,)");
-  fmt::format_to(std::back_inserter(body), R"("max_tokens":{},"messages":[)", sampling.max_tokens);
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    body.append(i == 0 ? R"({"content":)" : R"(,{"content":)");
-    append_json_string(body, messages[i].content);
-    body.append(R"(,"role":)");
-    append_json_string(body, messages[i].role);
-    body.push_back('}');
+  JsonWriter json(body);
+  json.begin_object();
+  if (sampling.logprobs) json.key("logprobs").boolean(true);
+  json.key("max_tokens").number(sampling.max_tokens);
+  json.key("messages").begin_array();
+  for (const auto& m : messages) {
+    json.begin_object().key("content").string(m.content).key("role").string(m.role).end_object();
   }
-  body.append(R"(],"model":)");
-  append_json_string(body, model);
-  if (sampling.seed) fmt::format_to(std::back_inserter(body), R"(,"seed":{})", *sampling.seed);
-  body.append(R"(,"temperature":)");
-  append_json_double(body, sampling.temperature);
-  body.append(R"(,"top_p":)");
-  append_json_double(body, sampling.top_p);
-  body.push_back('}');
+  json.end_array();
+  json.key("model").string(model);
+  if (sampling.seed) json.key("seed").number(*sampling.seed);
+  json.key("temperature").number(sampling.temperature);
+  json.key("top_p").number(sampling.top_p);
+  json.end_object();
   return body;
 }
 
@@ -518,14 +507,10 @@ std::string embedding_request_body(const std::string& model, const std::vector<s
   for (const auto& input : inputs) size += 4 + input.size();
   std::string body;
   body.reserve(size + size / 16);
-  body.append(R"({"encoding_format":"float","input":[)");
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i > 0) body.push_back(',');
-    append_json_string(body, inputs[i]);  // texts may hold bad UTF-8
-  }
-  body.append(R"(],"model":)");
-  append_json_string(body, model);
-  body.push_back('}');
+  JsonWriter json(body);
+  json.begin_object().key("encoding_format").string("float").key("input").begin_array();
+  for (const auto& input : inputs) json.string(input);  // texts may hold bad UTF-8
+  json.end_array().key("model").string(model).end_object();
   return body;
 }
 

@@ -305,6 +305,8 @@ TEST(ParseChatResponse, InvalidUtf8IsReplacedNotFatal) {
       {R"("x\ud800y")", "x" + replacement + "y"},
       {R"("\udc00\ud83d\ude00\ud83d")", replacement + "\xF0\x9F\x98\x80" + replacement},
       {"\"\xF4\x90\x80\x80\"", replacement + replacement + replacement + replacement},
+      // Repairing the bad byte leaves an escaped backslash before hex letters as it is.
+      {"\"a\xFF \\\\dead\"", "a" + replacement + " \\dead"},
   };
   for (const auto& [content, text] : cases) {
     ChatResponse response = parse_ok(reply_with(content));

@@ -92,12 +92,10 @@ const std::array<std::vector<Phrase>, 26>& phrases_by_letter() {
 
 bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
   const auto& by_letter = phrases_by_letter();
-  bool after_letter = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const bool letter = is_alpha(s[i]);
-    const bool word_start = letter && !after_letter;
-    after_letter = letter;
-    if (!word_start) continue;
+  for (std::size_t i = 0; i < s.size();) {
+    // From word start to word start: the bytes between are passed over at a lookup each.
+    while (i < s.size() && !is_alpha(s[i])) ++i;
+    if (i == s.size()) break;
     const char first = to_lower(s[i]);
     if (first == 'e' && either_or_at(s, i)) return true;
     const char second = to_lower(at(s, i + 1));
@@ -108,6 +106,7 @@ bool holds_no_answer_phrase(std::string_view s, Unanswerable claims) {
       if (is_alpha(phrase.text[1]) && phrase.text[1] != second) continue;
       if (phrase_end(s, i, phrase.text) != std::string_view::npos) return true;
     }
+    while (i < s.size() && is_alpha(s[i])) ++i;
   }
   return false;
 }

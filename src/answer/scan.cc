@@ -66,9 +66,11 @@ std::string_view visible_reply(std::string_view text) {
 
 std::vector<Span> sentence_spans(std::string_view text) {
   std::vector<Span> out;
+  const char* bytes = text.data();  // locals, so the scan keeps them in registers
+  const std::size_t size = text.size();
   auto add = [&](std::size_t begin, std::size_t end) {
-    while (begin < end && is_space(text[begin])) ++begin;
-    while (end > begin && is_space(text[end - 1])) --end;
+    while (begin < end && is_space(bytes[begin])) ++begin;
+    while (end > begin && is_space(bytes[end - 1])) --end;
     if (begin < end) out.push_back({begin, end});
   };
   static constexpr auto kEnds = [] {
@@ -77,18 +79,18 @@ std::vector<Span> sentence_spans(std::string_view text) {
     return ends;
   }();
   std::size_t start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
+  for (std::size_t i = 0; i < size; ++i) {
+    const char c = bytes[i];
     if (!kEnds[static_cast<unsigned char>(c)]) continue;
     if (c == '\n') {
       add(start, i);
       start = i + 1;
-    } else if ((c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || is_space(text[i + 1]))) {
+    } else if (i + 1 == size || is_space(bytes[i + 1])) {  // '.', '!' or '?' before a space or the end
       add(start, i + 1);
       start = i + 1;
     }
   }
-  add(start, text.size());
+  add(start, size);
   return out;
 }
 

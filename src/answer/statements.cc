@@ -117,8 +117,9 @@ std::vector<Statement> find_answer_statements(std::string_view text, bool choice
   }();
   const unsigned char wanted = kBackslash | kHash | kAnswerWord | (choice_words ? kChoiceWord : 0);
   std::vector<Statement> statements;
+  const char* bytes = text.data();  // a local, so the scan keeps it in a register
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const unsigned char kind = kStarts[static_cast<unsigned char>(text[i])] & wanted;
+    const unsigned char kind = kStarts[static_cast<unsigned char>(bytes[i])] & wanted;
     if (kind == 0) continue;
     Statement statement;
     if (kind == kBackslash) {

@@ -45,6 +45,15 @@ TEST(JsonWriter, WritesCompactNestedValues) {
             "\"f\":-9223372036854775808,\"g\\\"\\n\xC3\xA9\":0.5}");
 }
 
+TEST(JsonWriter, KeysOfAnyLengthAreWrittenWhole) {
+  for (std::size_t length : {0u, 1u, 59u, 60u, 61u, 200u}) {
+    const std::string name(length, 'k');
+    std::string out;
+    JsonWriter(out).begin_object().key(name).null().end_object();
+    EXPECT_EQ(out, "{\"" + name + "\":null}") << length;
+  }
+}
+
 TEST(JsonWriter, EscapesAsJsonRequires) {
   EXPECT_EQ(written_string("plain"), R"("plain")");
   EXPECT_EQ(written_string("a\"b\\c"), R"("a\"b\\c")");

@@ -50,9 +50,10 @@ class Store {
   virtual Result<std::int64_t> remove_failed() = 0;
   // Every stored transcript, ordered by (protocol, task_id, seed).
   virtual Result<std::vector<Transcript>> load_all() = 0;
-  // Every stored transcript's JSON as stored (transcript_to_json's line, the transcripts.jsonl
-  // format), in load_all's order, without decoding it: the export copies these bytes.
-  virtual Result<Ok> for_each_stored(const std::function<void(std::string_view json)>& visit) = 0;
+  // load_all, which also hands `copy` each transcript's JSON as stored (transcript_to_json's
+  // line, the transcripts.jsonl format), in the same order and the same pass over the store:
+  // the export copies these bytes rather than writing the transcripts again.
+  virtual Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view json)>& copy) = 0;
   virtual std::int64_t count() = 0;
 };
 

@@ -10,7 +10,6 @@
 //   - The fallback is the first '+' / '-' / U+2212 sign, not glued to a letter or digit, followed
 //     by a number and '%' ("+0.3%", "- 0.4 %").
 // Reasoning-model scratchpads (<think>) are not read.
-#include <array>
 #include <string_view>
 #include <vector>
 
@@ -110,14 +109,9 @@ std::optional<double> impact_line_value(std::string_view text) {
 }
 
 std::optional<double> first_signed_percentage(std::string_view text) {
-  static constexpr auto kSignBytes = [] {  // the bytes a sign starts with
-    std::array<bool, 256> sign{};
-    for (char c : {'+', '-', kUnicodeMinus[0]}) sign[static_cast<unsigned char>(c)] = true;
-    return sign;
-  }();
-  const char* bytes = text.data();
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (!kSignBytes[static_cast<unsigned char>(bytes[i])]) continue;
+  static constexpr char kSignBytes[] = {'+', '-', kUnicodeMinus[0]};  // the bytes a sign starts with
+  for (std::size_t i = answer_scan::find_byte_of(text, 0, kSignBytes); i != std::string_view::npos;
+       i = answer_scan::find_byte_of(text, i + 1, kSignBytes)) {
     std::size_t sign_end = i + 1;
     bool negative = text[i] == '-';
     if (matches_at(text, i, kUnicodeMinus)) {

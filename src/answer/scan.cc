@@ -11,9 +11,10 @@ std::size_t find_ci(std::string_view s, std::string_view word, std::size_t from)
   if (from > s.size() || s.size() - from < word.size()) return std::string_view::npos;
   const std::size_t last = s.size() - word.size();
   if (is_alpha(first)) {
-    // A lower-case letter is the only byte besides its capital that OR 0x20 maps onto it.
-    for (std::size_t i = from; i <= last; ++i) {
-      if ((s[i] | 0x20) == first && matches_at(s, i, word)) return i;
+    const char cases[] = {first, static_cast<char>(first - 'a' + 'A')};
+    for (std::size_t i = find_byte_of(s, from, cases); i != std::string_view::npos && i <= last;
+         i = find_byte_of(s, i + 1, cases)) {
+      if (matches_at(s, i, word)) return i;
     }
     return std::string_view::npos;
   }
@@ -73,15 +74,10 @@ std::vector<Span> sentence_spans(std::string_view text) {
     while (end > begin && is_space(bytes[end - 1])) --end;
     if (begin < end) out.push_back({begin, end});
   };
-  static constexpr auto kEnds = [] {
-    std::array<bool, 256> ends{};
-    for (char c : {'\n', '.', '!', '?'}) ends[static_cast<unsigned char>(c)] = true;
-    return ends;
-  }();
+  static constexpr char kEnds[] = {'\n', '.', '!', '?'};
   std::size_t start = 0;
-  for (std::size_t i = 0; i < size; ++i) {
+  for (std::size_t i = find_byte_of(text, 0, kEnds); i != std::string_view::npos; i = find_byte_of(text, i + 1, kEnds)) {
     const char c = bytes[i];
-    if (!kEnds[static_cast<unsigned char>(c)]) continue;
     if (c == '\n') {
       add(start, i);
       start = i + 1;

@@ -3,7 +3,10 @@
 // byte, unlike <cctype> on negative chars), case-insensitive matching, trimming and line
 // walking. Internal to src/answer; everything works on string_views into the caller's text.
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +45,32 @@ inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool is_space(char c) { return byte_class::of(c) & byte_class::kSpace; }
 inline char to_lower(char c) { return byte_class::kTable.lower[static_cast<unsigned char>(c)]; }
 inline char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+
+// Position of the first byte at or after `from` that is one of `bytes` (a few), or npos: 8 bytes
+// at a time with the usual bit tricks on one 64-bit word, so scans for rare bytes (sentence
+// ends, signs, a word's first letter) do not stop at every byte.
+template <std::size_t N>
+std::size_t find_byte_of(std::string_view s, std::size_t from, const char (&bytes)[N]) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const char* data = s.data();
+  std::size_t i = from;
+  for (; std::endian::native == std::endian::little && i + 8 <= s.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, data + i, sizeof word);
+    std::uint64_t found = 0;
+    for (char b : bytes) {
+      const std::uint64_t x = word ^ (kOnes * static_cast<unsigned char>(b));
+      found |= (x - kOnes) & ~x & kHighs;  // the lowest flagged byte is exactly the first match
+    }
+    if (found) return i + static_cast<std::size_t>(std::countr_zero(found) / 8);
+  }
+  for (; i < s.size(); ++i) {
+    for (char b : bytes)
+      if (data[i] == b) return i;
+  }
+  return std::string_view::npos;
+}
 
 // Byte at `i`, or '\0' past the end; lets scanners peek ahead without bounds checks.
 inline char at(std::string_view s, std::size_t i) { return i < s.size() ? s[i] : '\0'; }

@@ -148,7 +148,14 @@ JsonWriter& JsonWriter::key(std::string_view name) {
     const auto b = static_cast<unsigned char>(c);
     return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
   });
-  if (plain) {
+  if (plain && name.size() <= 60) {  // one append: the quotes and the colon around the name
+    char quoted[64];
+    quoted[0] = '"';
+    std::memcpy(quoted + 1, name.data(), name.size());
+    quoted[name.size() + 1] = '"';
+    quoted[name.size() + 2] = ':';
+    out_.append(quoted, name.size() + 3);
+  } else if (plain) {
     out_ += '"';
     out_ += name;
     out_ += "\":";

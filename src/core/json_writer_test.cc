@@ -45,6 +45,15 @@ TEST(JsonWriter, WritesCompactNestedValues) {
             "\"f\":-9223372036854775808,\"g\\\"\\n\xC3\xA9\":0.5}");
 }
 
+TEST(JsonWriter, KeysOfAnyLengthAreWrittenWhole) {
+  for (std::size_t length : {0u, 1u, 59u, 60u, 61u, 200u}) {
+    const std::string name(length, 'k');
+    std::string out;
+    JsonWriter(out).begin_object().key(name).null().end_object();
+    EXPECT_EQ(out, "{\"" + name + "\":null}") << length;
+  }
+}
+
 TEST(JsonWriter, EscapesAsJsonRequires) {
   EXPECT_EQ(written_string("plain"), R"("plain")");
   EXPECT_EQ(written_string("a\"b\\c"), R"("a\"b\\c")");
@@ -63,6 +72,11 @@ TEST(JsonWriter, ReplacesInvalidUtf8AsNlohmannDoes) {
   EXPECT_EQ(written_string("\xF4\x90\x80\x80"), nlohmann_string("\xF4\x90\x80\x80"));
   EXPECT_EQ(written_string("ok\xE2\x80"), nlohmann_string("ok\xE2\x80"));
   EXPECT_EQ(written_string("\xE2\x28\xA1"), nlohmann_string("\xE2\x28\xA1"));
+  // A bad byte inside a sequence is found there, not next to it: a continuation byte before the
+  // lead byte, or one after the sequence, does not make it whole.
+  EXPECT_EQ(written_string("\xC3\xA9\xC3\x41"), "\"\xC3\xA9" + replacement + "A\"");
+  EXPECT_EQ(written_string("\xE2\x80\x41\x80"), nlohmann_string("\xE2\x80\x41\x80"));
+  EXPECT_NE(written_string("\xE2\x80\x41\x80").find('A'), std::string::npos);
 }
 
 TEST(JsonWriter, StringsMatchNlohmannOnRandomBytes) {

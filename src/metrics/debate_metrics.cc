@@ -1,12 +1,16 @@
 // add_debate_metrics: every per-debate metric into Transcript::metrics, the defined ones only.
+#include "metrics/turns.h"
 #include "parley/metrics.h"
 
 namespace parley {
 
 void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& options) {
-  const InteractionMetrics interaction = interaction_metrics(transcript);
-  const UncertaintyMetrics uncertainty = uncertainty_metrics(transcript, options);
-  const double ncomm = static_cast<double>(communications(transcript));
+  // The turns are read once for all the metrics.
+  const std::vector<DebateTurn> turns = debate_turns(transcript);
+  const std::vector<DebateTurn> answers = agent_turns(turns);
+  const InteractionMetrics interaction = interaction_metrics(transcript, answers);
+  const UncertaintyMetrics uncertainty = uncertainty_metrics(answers, options);
+  const double ncomm = static_cast<double>(communications(turns));
   const auto put = [&](const char* name, const std::optional<double>& value) {
     if (value) transcript.metrics[name] = *value;
   };

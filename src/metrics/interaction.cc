@@ -134,7 +134,8 @@ std::optional<double> forecast_of(const DebateTurn& turn) {
   if (auto value = parse_forecast(turn.text)) return value;
   if (!turn.answer || turn.answer->empty()) return std::nullopt;
   char* end = nullptr;
-  const double value = std::strtod(turn.answer->c_str(), &end);
+  const std::string answer(*turn.answer);
+  const double value = std::strtod(answer.c_str(), &end);
   if (*end != '\0' || !std::isfinite(value)) return std::nullopt;
   return value;
 }
@@ -151,8 +152,11 @@ double population_variance(const std::vector<double>& values) {
 }  // namespace
 
 InteractionMetrics interaction_metrics(const Transcript& transcript) {
+  return interaction_metrics(transcript, agent_turns(transcript));
+}
+
+InteractionMetrics interaction_metrics(const Transcript& transcript, const std::vector<DebateTurn>& turns) {
   InteractionMetrics metrics;
-  const std::vector<DebateTurn> turns = agent_turns(transcript);
   if (turns.empty()) return metrics;
 
   // PRR, eq. (1): the peer set is every other agent of the debate (also one whose call failed).
@@ -189,7 +193,7 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
     final_round = std::max(final_round, turn.round);
   }
   if (final_round > first_round) {
-    std::map<std::string, double> first, final;
+    std::map<std::string_view, double> first, final;
     for (const auto& turn : turns) {
       if (turn.round != first_round && turn.round != final_round) continue;
       auto value = forecast_of(turn);
@@ -197,7 +201,7 @@ InteractionMetrics interaction_metrics(const Transcript& transcript) {
       (turn.round == first_round ? first : final)[turn.agent] = *value;
     }
     if (first.size() >= 2 && final.size() >= 2) {
-      auto values = [](const std::map<std::string, double>& by_agent) {
+      auto values = [](const std::map<std::string_view, double>& by_agent) {
         std::vector<double> out;
         for (const auto& [agent, v] : by_agent) out.push_back(v);
         return out;

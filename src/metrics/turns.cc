@@ -6,6 +6,7 @@ namespace parley {
 
 std::vector<DebateTurn> debate_turns(const Transcript& transcript) {
   std::vector<DebateTurn> turns;
+  turns.reserve(transcript.messages.size());
   // The turn each call opened, by call id. A re-ask names the call whose turn it repeats
   // (MessageRecord::repeats), so it joins that turn whatever ran concurrently between them:
   // never by agent and round, which a judge sharing a debater's name, or one agent's samples
@@ -31,10 +32,14 @@ std::vector<DebateTurn> debate_turns(const Transcript& transcript) {
   return turns;
 }
 
-std::vector<DebateTurn> agent_turns(const Transcript& transcript) {
-  std::vector<DebateTurn> turns = debate_turns(transcript);
-  std::erase_if(turns, [](const DebateTurn& turn) { return !turn.is_agent_answer(); });
+std::vector<DebateTurn> agent_turns(const std::vector<DebateTurn>& debate_turns) {
+  std::vector<DebateTurn> turns;
+  turns.reserve(debate_turns.size());
+  for (const DebateTurn& turn : debate_turns)
+    if (turn.is_agent_answer()) turns.push_back(turn);
   return turns;
 }
+
+std::vector<DebateTurn> agent_turns(const Transcript& transcript) { return agent_turns(debate_turns(transcript)); }
 
 }  // namespace parley

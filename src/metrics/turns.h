@@ -4,6 +4,7 @@
 // re-ask's reply replaces the turn's). A turn views its transcript's text, which must outlive
 // it. Internal to src/metrics.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,12 +17,12 @@ namespace parley {
 
 struct DebateTurn {
   int round = 0;
-  std::string agent;
-  std::string role;                   // of the call the turn began with (never "reask")
-  std::string_view text;              // the final reply
-  std::optional<std::string> answer;  // its canonical answer, absent when unparsed
+  std::string_view agent;
+  std::string_view role;                   // of the call the turn began with (never "reask")
+  std::string_view text;                   // the final reply
+  std::optional<std::string_view> answer;  // its canonical answer, absent when unparsed
   std::optional<double> confidence;
-  std::span<const std::string> shown;  // agents whose messages were in the turn's context
+  std::span<const std::string> shown;      // agents whose messages were in the turn's context
 
   bool is_agent_answer() const { return is_agent_answer_role(role); }
 };
@@ -32,5 +33,14 @@ std::vector<DebateTurn> debate_turns(const Transcript& transcript);
 
 // The answer-bearing turns only (is_agent_answer_role): no judge, moderator or summary calls.
 std::vector<DebateTurn> agent_turns(const Transcript& transcript);
+std::vector<DebateTurn> agent_turns(const std::vector<DebateTurn>& debate_turns);
+
+// The metrics of metrics.h from turns already read (add_debate_metrics reads them once).
+struct InteractionMetrics;
+struct UncertaintyMetrics;
+struct DebateMetricsOptions;
+InteractionMetrics interaction_metrics(const Transcript& transcript, const std::vector<DebateTurn>& agent_turns);
+UncertaintyMetrics uncertainty_metrics(const std::vector<DebateTurn>& agent_turns, const DebateMetricsOptions& options);
+std::int64_t communications(const std::vector<DebateTurn>& debate_turns);
 
 }  // namespace parley

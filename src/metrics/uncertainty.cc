@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "metrics/turns.h"
@@ -24,10 +25,9 @@ struct RoundAnswer {
 // i has no parsed answer in round t — a missing answer is not carried over from another round.
 using AnswerTable = std::vector<std::vector<std::optional<RoundAnswer>>>;
 
-AnswerTable answer_table(const Transcript& transcript, AnswerType type) {
-  const std::vector<DebateTurn> turns = agent_turns(transcript);
+AnswerTable answer_table(const std::vector<DebateTurn>& turns, AnswerType type) {
   std::map<int, std::size_t> round_position;
-  std::map<std::string, std::size_t> agent_position;
+  std::map<std::string_view, std::size_t> agent_position;
   for (const auto& turn : turns) {
     round_position.emplace(turn.round, 0);
     agent_position.emplace(turn.agent, agent_position.size());
@@ -38,7 +38,7 @@ AnswerTable answer_table(const Transcript& transcript, AnswerType type) {
   for (const auto& turn : turns) {  // issue order: the agent's last parsed answer of a round wins
     if (!turn.answer) continue;
     table[round_position.at(turn.round)][agent_position.at(turn.agent)] =
-        RoundAnswer{vote_key(*turn.answer, type), Answer{turn.answer, turn.confidence, {}}};
+        RoundAnswer{vote_key(std::string(*turn.answer), type), Answer{std::string(*turn.answer), turn.confidence, {}}};
   }
   return table;
 }
@@ -96,8 +96,12 @@ std::string vote_winner(const std::vector<RoundAnswer>& answers, std::size_t lef
 }  // namespace
 
 UncertaintyMetrics uncertainty_metrics(const Transcript& transcript, const DebateMetricsOptions& options) {
+  return uncertainty_metrics(agent_turns(transcript), options);
+}
+
+UncertaintyMetrics uncertainty_metrics(const std::vector<DebateTurn>& agent_turns, const DebateMetricsOptions& options) {
   UncertaintyMetrics metrics;
-  const AnswerTable table = answer_table(transcript, options.answer_type);
+  const AnswerTable table = answer_table(agent_turns, options.answer_type);
   if (table.empty()) return metrics;
 
   // Intra-agent: U_intra = λF + (1 − λ)M (§2).

@@ -66,17 +66,7 @@ std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConf
   return make_agents(config, everyone, backends);
 }
 
-// transcripts.jsonl is the store's rows as stored, one per line (they are transcript_to_json's
-// lines): copied, not decoded and written again.
-Result<Ok> write_exports(const std::filesystem::path& dir, const Summary& summary, Store& store) {
-  const auto jsonl_path = dir / "transcripts.jsonl";
-  OutputFile jsonl(jsonl_path);
-  auto copied = store.for_each_stored([&](std::string_view json) {
-    jsonl.append(json);
-    jsonl.append("\n");
-  });
-  if (!copied) return copied.error();
-  if (auto ok = jsonl.commit(); !ok) return Error{fmt::format("{}: {}", jsonl_path.string(), ok.error().message)};
+Result<Ok> write_summary(const std::filesystem::path& dir, const Summary& summary) {
   const auto summary_path = dir / "summary.json";
   if (auto ok = write_output_file(summary_path, summary_to_json(summary) + '\n'); !ok)
     return Error{fmt::format("{}: {}", summary_path.string(), ok.error().message)};
@@ -264,13 +254,24 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     outcome.failure = *store_error;
     return outcome;
   }
-  auto transcripts = store.load_all();
+  // transcripts.jsonl is the store's rows as stored, one per line (they are transcript_to_json's
+  // lines): copied while the transcripts are read back for the summary, not written again.
+  const auto jsonl_path = options.out_dir / "transcripts.jsonl";
+  OutputFile jsonl(jsonl_path);
+  auto transcripts = store.load_all_and_copy([&](std::string_view json) {
+    jsonl.append(json);
+    jsonl.append("\n");
+  });
   if (!transcripts) {
     outcome.failure = transcripts.error();
     return outcome;
   }
+  if (auto ok = jsonl.commit(); !ok) {
+    outcome.failure = Error{fmt::format("{}: {}", jsonl_path.string(), ok.error().message)};
+    return outcome;
+  }
   outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
-  if (auto ok = write_exports(options.out_dir, outcome.summary, store); !ok) outcome.failure = ok.error();
+  if (auto ok = write_summary(options.out_dir, outcome.summary); !ok) outcome.failure = ok.error();
   return outcome;
 }
 

@@ -73,7 +73,7 @@ TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   EXPECT_EQ((*all)[2].messages[0].prompt_tokens, 10);
 }
 
-TEST_F(StoreTest, ForEachStoredGivesEachRowAsWrittenInLoadOrder) {
+TEST_F(StoreTest, LoadAllAndCopyGivesEachRowAsWrittenInLoadOrder) {
   Transcript odd = unit("q1", "single", 3);
   odd.messages[0].text = "caf\xC3\xA9 \xff \"quoted\"\n";  // UTF-8, an invalid byte, escapes
   const std::vector<Transcript> puts = {unit("q2", "single", 1), odd, unit("q1", "debate", 2)};
@@ -85,17 +85,20 @@ TEST_F(StoreTest, ForEachStoredGivesEachRowAsWrittenInLoadOrder) {
   auto store = Store::open(db());
   ASSERT_TRUE(store);
   std::vector<std::string> rows;
-  ASSERT_TRUE((*store)->for_each_stored([&](std::string_view json) { rows.emplace_back(json); }));
+  auto all = (*store)->load_all_and_copy([&](std::string_view json) { rows.emplace_back(json); });
+  ASSERT_TRUE(all);
   // (protocol, task_id, seed): debate/q1, single/q1, single/q2.
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], transcript_to_json(puts[2]));
   EXPECT_EQ(rows[1], transcript_to_json(puts[1]));
   EXPECT_EQ(rows[2], transcript_to_json(puts[0]));
   EXPECT_NE(rows[1].find("caf\xC3\xA9 \xEF\xBF\xBD \\\"quoted\\\"\\n"), std::string::npos) << rows[1];
-  // Copying a row is what decoding and writing it again would give.
-  auto all = (*store)->load_all();
-  ASSERT_TRUE(all);
+  // Copying a row is what decoding and writing it again would give, and the transcripts are
+  // the ones load_all reads.
+  ASSERT_EQ(all->size(), 3u);
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(transcript_to_json((*all)[i]), rows[i]);
+  EXPECT_EQ((*all)[0].task_id, "q1");
+  EXPECT_EQ((*all)[0].protocol, "debate");
 }
 
 TEST_F(StoreTest, RemoveFailedDeletesOnlyFailedDebatesIncludingUnflushedOnes) {
@@ -215,6 +218,43 @@ TEST_F(StoreTest, AStoreWithDebatesButNoSchemaVersionIsRefusedNotStamped) {
     EXPECT_NE(store.error().message.find("has debates but no schema version"), std::string::npos)
         << store.error().message;
   }
+}
+
+std::int64_t page_size(const std::filesystem::path& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &stmt, nullptr);
+  const std::int64_t size = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return size;
+}
+
+TEST_F(StoreTest, ANewStoreHasPagesATranscriptRowFitsOnAndAnOlderOneKeepsItsOwn) {
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+  }
+  EXPECT_EQ(page_size(db()), 16384);
+  // A store begun with SQLite's default 4 KB pages (an older parley) is read and written as it is.
+  const auto older = dir_ / "older.sqlite";
+  tamper(older, "PRAGMA page_size=4096; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  {
+    auto store = Store::open(older);
+    ASSERT_TRUE(store) << store.error().message;
+    Transcript big = unit("q1", "single", 1);
+    big.messages[0].text = std::string(20000, 'x');  // spans several 4 KB pages
+    ASSERT_TRUE((*store)->put(big));
+  }
+  EXPECT_EQ(page_size(older), 4096);
+  auto store = Store::open(older);
+  ASSERT_TRUE(store);
+  auto all = (*store)->load_all();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].messages[0].text.size(), 20000u);
 }
 
 TEST_F(StoreTest, AnUnreadableTranscriptNamesItsDebate) {

@@ -1,8 +1,10 @@
 // OpenAiClient: chat completions and embeddings against an OpenAI-compatible endpoint, with
 // retries and a per-endpoint concurrency limit. JSON stays in openai_json; this file is control flow.
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <coroutine>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -39,6 +41,32 @@ std::string api_key_of(const EndpointOptions& options) {
   return key;
 }
 
+// Whether a server's error message names the "n" parameter ("'n' must be 1"; llama.cpp's
+// server, with HTTP 500 or 400: "Only one completion choice is allowed"). A timeout or a rate
+// limit is never about "n".
+bool names_n(const CallError& error) {
+  if (error.kind != CallErrorKind::kHttpStatus || error.http_status == 408 || error.http_status == 429)
+    return false;
+  std::string text = error.message;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
+    if ((at == 0 || !word_character(text[at - 1])) &&
+        (at + 1 == text.size() || !word_character(text[at + 1])))
+      return true;
+  }
+  return text.find("choice") != std::string::npos;
+}
+
+// Whether a failed request with "n" says the server will not take "n". The first such request
+// (the probe) also takes any client error but a timeout (408) or a rate limit (429) as a no:
+// servers word it variously, and a wrong guess costs only the batching, never a call.
+bool rejects_n(const CallError& error, bool probing) {
+  if (names_n(error)) return true;
+  return probing && error.kind == CallErrorKind::kHttpStatus && error.http_status >= 400 &&
+         error.http_status < 500 && error.http_status != 408 && error.http_status != 429;
+}
+
 class OpenAiClient final : public LlmClient {
  public:
   OpenAiClient(EventLoop& loop, HttpTransport& transport, EndpointOptions options)
@@ -66,6 +94,49 @@ class OpenAiClient final : public LlmClient {
     co_return co_await post_with_retries<ChatResponse>(chat_url_, body, parse);
   }
 
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    if (n <= 1) co_return co_await LlmClient::chat_n(std::move(request), n);
+    while (n_support_ == NSupport::kProbing) co_await NSupportSettled{this};
+    std::vector<ChatResult> results;
+    if (n_support_ != NSupport::kUnsupported) {
+      const bool probing = n_support_ == NSupport::kUnknown;
+      if (probing) n_support_ = NSupport::kProbing;
+      const std::string& model = request.model.empty() ? options_.model : request.model;
+      const std::string body = openai::chat_request_body(model, request.messages, request.sampling, n);
+      const auto parse = [&request, n](std::string_view reply) -> std::variant<Choices, openai::BadResponse> {
+        auto parsed = openai::parse_chat_choices(reply, request, n);
+        if (auto* bad = std::get_if<openai::BadResponse>(&parsed)) return std::move(*bad);
+        return Choices{std::move(std::get<std::vector<ChatResponse>>(parsed))};
+      };
+      auto outcome = co_await post_with_retries<Choices>(chat_url_, body, parse, /*asks_n=*/true);
+      if (auto* reply = std::get_if<Choices>(&outcome)) {
+        for (ChatResponse& choice : reply->choices) {
+          choice.latency_ms = reply->latency_ms;
+          choice.attempts = reply->attempts;
+          results.emplace_back(std::move(choice));
+        }
+        if (static_cast<int>(results.size()) == n) {
+          if (probing) settle_n_support(NSupport::kSupported);
+          co_return results;
+        }
+        // Fewer choices than asked: the server ignores "n". Those it sent are kept.
+      } else {
+        const CallError& error = std::get<CallError>(outcome);
+        if (!rejects_n(error, probing)) {
+          if (probing) settle_n_support(NSupport::kUnknown);  // not an answer about "n": probe again later
+          co_return std::vector<ChatResult>(static_cast<std::size_t>(n), ChatResult(error));
+        }
+      }
+      settle_n_support(NSupport::kUnsupported);
+    }
+    // One request per sample not answered yet.
+    const int answered = static_cast<int>(results.size());
+    request.note.sample += answered;
+    for (ChatResult& result : co_await LlmClient::chat_n(std::move(request), n - answered))
+      results.push_back(std::move(result));
+    co_return results;
+  }
+
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
     const std::string& model = request.model.empty() ? options_.model : request.model;
     const std::string body = openai::embedding_request_body(model, request.inputs);
@@ -79,9 +150,10 @@ class OpenAiClient final : public LlmClient {
   // POSTs `body` to `url` until it succeeds or the retry policy gives up. `parse` turns a 2xx
   // body into a Response or an openai::BadResponse. Callers await it at once, so the arguments
   // may be references into their frames.
+  // `asks_n`: an error rejecting "n" (rejects_n) is returned at once, not retried.
   template <class Response, class Parse>
   Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, const std::string& body,
-                                                             const Parse& parse) {
+                                                             const Parse& parse, bool asks_n = false) {
     for (int attempt = 1;; ++attempt) {
       // The permit covers the attempt only: a request backing off must not block others.
       co_await permits_.acquire();
@@ -103,7 +175,8 @@ class OpenAiClient final : public LlmClient {
       }
       auto& error = std::get<CallError>(outcome);
       error.attempts = attempt;
-      if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
+      if (!options_.retry.should_retry(error, attempt) || (asks_n && names_n(error)))
+        co_return std::move(outcome);
       co_await loop_.sleep_for(options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform()));
     }
   }
@@ -145,6 +218,27 @@ class OpenAiClient final : public LlmClient {
     return std::move(std::get<Response>(parsed));
   }
 
+  // The choices of one chat completion asked with "n", as post_with_retries returns them.
+  struct Choices {
+    std::vector<ChatResponse> choices;
+    double latency_ms = 0.0;
+    int attempts = 1;
+  };
+
+  // Whether the endpoint honours "n", learnt from the first chat_n call (the probe); calls
+  // arriving while it is in flight wait for its answer.
+  enum class NSupport { kUnknown, kProbing, kSupported, kUnsupported };
+  struct NSupportSettled {
+    OpenAiClient* client;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> waiter) { client->n_support_waiters_.push_back(waiter); }
+    void await_resume() const noexcept {}
+  };
+  void settle_n_support(NSupport support) {
+    n_support_ = support;
+    for (std::coroutine_handle<> waiter : std::exchange(n_support_waiters_, {})) loop_.post(waiter);
+  }
+
   EventLoop& loop_;
   HttpTransport& transport_;
   EndpointOptions options_;
@@ -155,6 +249,8 @@ class OpenAiClient final : public LlmClient {
   std::vector<std::string> headers_;
   AsyncSemaphore permits_;
   Rng jitter_;
+  NSupport n_support_ = NSupport::kUnknown;
+  std::vector<std::coroutine_handle<>> n_support_waiters_;
 };
 
 }  // namespace

@@ -1060,14 +1060,14 @@ TEST(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
   CompletionSpec two = answer_spec("Answer: A");
   two.more_choices = {"Answer: D"};
   FakeOpenAiServer server(scripted(
-      recorder, {status_reply(503), status_reply(503), status_reply(503), status_reply(503), ok_reply(two)}));
+      recorder, {status_reply(500), status_reply(500), status_reply(500), status_reply(500), ok_reply(two)}));
   Harness harness;
   auto client = harness.client(options_for(server));  // 3 retries: 4 attempts
   const std::vector<ChatResult> failed_call = run_chat_n(harness, *client, question(), 2)[0];
   ASSERT_EQ(failed_call.size(), 2u);
   for (const ChatResult& result : failed_call) {
     const CallError error = failed(result);
-    EXPECT_EQ(error.http_status, 503);
+    EXPECT_EQ(error.http_status, 500);
     EXPECT_EQ(error.attempts, 4);
   }
   const std::vector<ChatResult> next_call = run_chat_n(harness, *client, question(), 2)[0];
@@ -1097,17 +1097,65 @@ TEST(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
 }
 
 TEST(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
+  for (const int status : {400, 422, 499}) {
+    auto recorder = std::make_shared<Recorder>();
+    FakeResponse unexplained;
+    unexplained.status = status;
+    unexplained.body = R"({"detail": "Unprocessable Entity"})";
+    FakeOpenAiServer server(scripted(recorder, {unexplained, ok_reply(answer_spec())}));
+    Harness harness;
+    auto client = harness.client(options_for(server));
+    const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
+    EXPECT_EQ(ok(results[0]).text, "Answer: B") << status;
+    EXPECT_EQ(ok(results[1]).text, "Answer: B") << status;
+    EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1})) << status;
+  }
+}
+
+TEST(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
+  // A 500 naming "n" is not retried: the samples are asked alone at once.
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse refused;
+  refused.status = 500;
+  refused.body = R"({"error": {"message": "'n' must be 1"}})";
+  FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
+  Harness harness;
+  auto client = harness.client(options_for(server));
+  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
+  EXPECT_EQ(ok(results[1]).text, "Answer: B");
+  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
+
+  // A rate limit, and a server error whose n's are inside words ("not", "down"), are retried
+  // like any other, and the probe then succeeds.
+  auto retried = std::make_shared<Recorder>();
+  FakeResponse busy;
+  busy.status = 503;
+  busy.body = R"({"error": {"message": "upstream not ready, down"}})";
+  CompletionSpec two = answer_spec("Answer: A");
+  two.more_choices = {"Answer: D"};
+  FakeOpenAiServer flaky(scripted(retried, {status_reply(429), busy, ok_reply(two)}));
+  auto flaky_client = harness.client(options_for(flaky));
+  const std::vector<ChatResult> answered = run_chat_n(harness, *flaky_client, question(), 2)[0];
+  EXPECT_EQ(ok(answered[0]).attempts, 3);
+  EXPECT_EQ(ok(answered[1]).text, "Answer: D");
+  EXPECT_EQ(ns_asked(*retried), (std::vector<int>{2, 2, 2}));
+}
+
+TEST(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
+  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe,
+  // and takes an unexplained client error as a no.
   auto recorder = std::make_shared<Recorder>();
   FakeResponse unexplained;
   unexplained.status = 422;
   unexplained.body = R"({"detail": "Unprocessable Entity"})";
-  FakeOpenAiServer server(scripted(recorder, {unexplained, ok_reply(answer_spec())}));
+  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unexplained, ok_reply(answer_spec())}));
   Harness harness;
   auto client = harness.client(options_for(server));
+  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).text, "Answer: B");
   const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
   EXPECT_EQ(ok(results[0]).text, "Answer: B");
   EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
+  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{1, 2, 1, 1}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,63 @@ TEST(BatchedCalls, ASampleWhoseCapTheBudgetLoweredIsSentAlone) {
   EXPECT_EQ(h.client->requests[0].sampling.max_tokens, 100);
   EXPECT_EQ(h.client->requests[1].sampling.max_tokens, 74);
   EXPECT_EQ(run.remaining, 380 - 2 * (79 + kReplyTokens));
+}
+
+// A backend breaking chat_n's contract: it answers one sample fewer than asked, or throws.
+class BrokenBatchClient final : public LlmClient {
+ public:
+  explicit BrokenBatchClient(bool throws) : throws_(throws) {}
+  Async<ChatResult> chat(ChatRequest /*request*/) override { co_return ChatResponse{}; }
+  Async<std::vector<ChatResult>> chat_n(ChatRequest /*request*/, int n) override {
+    if (throws_) throw std::runtime_error("backend bug");
+    std::vector<ChatResult> results;
+    for (int i = 0; i + 1 < n; ++i) {
+      ChatResponse response;
+      response.text = reply("B");
+      results.push_back(response);
+    }
+    co_return results;
+  }
+  bool simulated() const override { return true; }
+
+ private:
+  bool throws_;
+};
+
+TEST(BatchedCalls, ABackendAnsweringTooFewSamplesFailsTheMissingSample) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  BrokenBatchClient broken(/*throws=*/false);
+  h.pool[0].client = &broken;
+  const SampledTurn run = three_samples(h, 10000);
+  ASSERT_TRUE(run.halt);
+  EXPECT_EQ(run.halt->status, DebateStatus::kFailed);
+  EXPECT_NE(run.halt->reason.find("the backend answered fewer samples than asked"), std::string::npos)
+      << run.halt->reason;
+  ASSERT_EQ(run.transcript.messages.size(), 3u);
+  EXPECT_EQ(run.transcript.messages[1].text, reply("B"));
+  EXPECT_TRUE(run.transcript.messages[2].error.has_value());
+}
+
+TEST(BatchedCalls, ABackendThrowingReachesEveryCallOfTheBatch) {
+  Harness h([](const ChatRequest&) { return reply("B"); });
+  BrokenBatchClient broken(/*throws=*/true);
+  h.pool[0].client = &broken;
+  h.pool[0].sampling.max_tokens = 100;
+  Debate debate(h.setup("harness"));
+  const std::vector<ChatMessage> messages = {ChatMessage{"user", "Which planet is largest?"}};
+  TurnInfo info;
+  info.turn = "sample";
+  std::string caught;
+  auto body = [&]() -> Async<void> {
+    try {
+      co_await debate.ask_samples(h.pool[0], messages, info, 3);
+    } catch (const std::runtime_error& error) {
+      caught = error.what();
+    }
+  };
+  h.loop.spawn(body());
+  h.loop.run();  // returns: no call of the batch is left waiting
+  EXPECT_EQ(caught, "backend bug");
 }
 
 std::vector<double> draft_temperatures(const Harness& h) {

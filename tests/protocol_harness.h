@@ -39,6 +39,7 @@ struct Harness {
   std::vector<Agent> judges;  // empty: the debate's default judge (Debate::judge_panel)
   JudgeSettings judging;
   int best_of = 1;
+  double best_of_jitter = kPaperBestOfJitter;
   std::uint64_t seed = 1;
   std::shared_ptr<const Task> task = choice_task();
   std::optional<Embedder> embedder;  // set to give protocols an embedding model
@@ -62,6 +63,7 @@ struct Harness {
     s.judge_panel = judges;
     s.judging = judging;
     s.best_of = best_of;
+    s.best_of_jitter = best_of_jitter;
     s.embedder = embedder;
     return s;
   }

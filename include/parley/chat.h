@@ -26,6 +26,8 @@ struct Sampling {
   int max_tokens = 1024;
   std::optional<std::uint64_t> seed;  // sent to servers that support it
   bool logprobs = false;              // ask for token log-probabilities
+
+  bool operator==(const Sampling&) const = default;
 };
 
 // What the protocol showed an agent from its peers in this turn.

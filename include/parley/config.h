@@ -51,6 +51,7 @@ struct ProtocolConfig {
   std::vector<std::string> judges;  // judge panel by agent name (default: the pool's first agent)
   JudgeSettings judging;            // the entry's `judge:` block
   int best_of = 1;                  // drafts per turn kept by the judge (protocols paper Alg. I)
+  double best_of_jitter = kPaperBestOfJitter;  // temperature step between drafts; 0: identical, batched
   std::string embedding_model;      // `embeddings:`, a ModelConfig name ("" = none)
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // LlmClient: the one interface every backend implements (OpenAI-compatible HTTP, the built-in
 // simulator, the record/replay cache wrapping either). Protocols never see which one they use.
-// A client lives on the EventLoop thread; chat() and embed() may be called many times
+// A client lives on the EventLoop thread; chat(), chat_n() and embed() may be called many times
 // concurrently from coroutines on that thread. Failures after retries come back as CallError values.
 
 #include <chrono>
@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "parley/async.h"
 #include "parley/chat.h"
@@ -25,6 +26,12 @@ class LlmClient {
  public:
   virtual ~LlmClient() = default;
   virtual Async<ChatResult> chat(ChatRequest request) = 0;
+  // n completions of one request (same messages and sampling): results[i] is sample
+  // request.note.sample + i, and each succeeds or fails on its own. The default asks chat()
+  // once per sample index, so every backend gives what n separate calls would; the OpenAI
+  // client sends one request with "n" where its endpoint supports it, so the server reads the
+  // prompt once and bills it once, to results[0] (docs/formats.md, "Token counts").
+  virtual Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n);
   // Embeds texts. Backends without embeddings answer with a kUnsupported CallError (the
   // experiment file is checked first, so a run only meets it with a hand-built client).
   virtual Async<EmbeddingResult> embed(EmbeddingRequest request);
@@ -106,6 +113,10 @@ bool is_sendable_api_key(std::string_view key);
 // credentials of a base_url with user information (see Redactor). Throws std::invalid_argument
 // for a key that is not sendable (the runner refuses it first).
 // A reply longer than max_reply_bytes fails the call (kTooLarge).
+// chat_n probes the endpoint once: its first call sends "n" (later ones wait for the answer).
+// A server that rejects "n" (an HTTP error naming n, or any 4xx but 408 and 429 to that first
+// call) or answers with fewer choices is asked one request per remaining sample from then on;
+// nothing is asked twice, and a choice it did return is kept.
 std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& transport,
                                               EndpointOptions options);
 
@@ -118,7 +129,9 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
 // A chat key covers the model, messages, sampling, agent, sample index and seed (identical
-// prompts from different agents or samples are different requests).
+// prompts from different agents or samples are different requests). chat_n records and replays
+// each sample under its own key; samples not recorded go to `inner` as chat_n calls over runs
+// of consecutive sample indices, so a run recorded batched or unbatched replays either way.
 std::string cache_key(const ChatRequest& request);
 // An embedding key covers the model and every input only: an embedding is a function of the
 // model and the text, whoever asks.

@@ -90,6 +90,9 @@ struct Embedder {
 
 // ---- The debate context --------------------------------------------------------------------
 
+// Alg. I's temperature step between best-of drafts (protocols paper App. A.1).
+inline constexpr double kPaperBestOfJitter = 0.15;
+
 struct DebateHalt {
   DebateStatus status = DebateStatus::kFailed;
   std::string reason;
@@ -145,6 +148,7 @@ struct DebateSetup {
   std::vector<Agent> judge_panel;                     // judges; empty = the pool's first agent
   JudgeSettings judging;
   int best_of = 1;                                    // drafts per turn, judge keeps the best (Alg. I)
+  double best_of_jitter = kPaperBestOfJitter;         // temperature step between drafts (Alg. I)
   std::optional<Embedder> embedder;                   // when the entry names `embeddings:`
 };
 
@@ -167,11 +171,20 @@ class Debate {
   std::vector<Agent> agents(std::size_t count);
 
   // One agent turn (see the file comment). With best_of = N > 1 it is N drafts at temperatures
-  // τ + (i − (N − 1)/2)·0.15, i = 0..N−1, each scored by the judge; the best is the turn and
-  // the others stay in the transcript with role "draft" (protocols paper App. A.1, Alg. I; Alg. I
-  // counts i from 1, Fig. 1's temperatures 0.325/0.475 around τ = 0.4 from 0, which we follow).
+  // τ + (i − (N − 1)/2)·j, i = 0..N−1 (j = best_of_jitter, 0.15 in the paper), each scored by
+  // the judge; the best is the turn and the others stay in the transcript with role "draft"
+  // (protocols paper App. A.1, Alg. I; Alg. I counts i from 1, Fig. 1's temperatures
+  // 0.325/0.475 around τ = 0.4 from 0, which we follow). With j = 0 the drafts are identical
+  // requests and go to the client as one LlmClient::chat_n.
   // Throws DebateHalt when the debate must end.
   Async<Turn> ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
+
+  // `count` turns of one agent on the same messages, samples info.sample .. info.sample +
+  // count − 1, returned in that order: as many concurrent ask()s, except that their identical
+  // requests go to the client as one LlmClient::chat_n (one prompt read on a server that
+  // supports "n"). Re-asks stay one call each. With best_of > 1 each sample is a best-of turn.
+  Async<std::vector<Turn>> ask_samples(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
+                                       int count);
 
   // One call whose reply must pass `ask.check` (re-asked with role "<turn>_reask"). No answer
   // is parsed. A reply still failing the check is returned with its problem, not thrown.
@@ -205,10 +218,16 @@ class Debate {
  private:
   struct Draft;
   struct Call;
-  // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask repeats.
+  class Batch;
+  // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask
+  // repeats. With a `batch`, its request is sent with the batch's others.
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
-                   const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats);
-  Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
+                   const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats,
+                   Batch* batch = nullptr);
+  // A turn's call and its re-asks; the first call joins `batch` when given.
+  Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
+  // ask() without best-of: ask_once, and the answer remembered as the agent's latest.
+  Async<Turn> ask_sample(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   void remember(const std::string& agent, const Answer& answer);
   // Records a `shared_role` event for each judge that is also a seated debater (once each).

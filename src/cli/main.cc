@@ -274,6 +274,9 @@ int command_protocols() {
     if (info.default_best_of > 1) {
       print_out("{:<18}   best_of (int, default {}): drafts per turn kept by the judge (the paper's setting)\n", "",
                  info.default_best_of);
+      print_out("{:<18}   best_of_jitter (number, default {}): temperature step between drafts (the paper's);\n"
+                "{:<18}     0 makes the drafts identical requests, sent as one with n\n",
+                "", kPaperBestOfJitter, "");
     }
   }
   return 0;

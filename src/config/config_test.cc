@@ -375,5 +375,31 @@ TEST_F(ConfigTest, JudgesJudgeBlockAndBestOf) {
   EXPECT_EQ(paper->protocols[1].best_of, 1);
 }
 
+TEST_F(ConfigTest, BestOfJitterIsThePapersUnlessSetAndZeroIsAllowed) {
+  const std::string experiment =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\ndataset: {path: " +
+      (dir_ / "tasks.jsonl").string() + "}\nprotocols:\n";
+  auto c =
+      load_experiment(write(experiment + "  - {name: wr}\n  - {name: cr, label: cr0, best_of_jitter: 0}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols[0].best_of_jitter, 0.15);
+  EXPECT_EQ(c->protocols[1].best_of_jitter, 0.0);
+  EXPECT_NE(
+      error_of(experiment + "  - {name: wr, best_of_jitter: -0.1}\n").find("protocols[0].best_of_jitter"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(experiment + "  - {name: wr, best_of_jitter: 1.5}\n").find("protocols[0].best_of_jitter"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(experiment + "  - {name: wr, best_of_jitter: often}\n").find("protocols[0].best_of_jitter"),
+      std::string::npos);
+  // Runs stored before the key existed used the paper's 0.15: saying so keeps the fingerprint.
+  const auto path = write(experiment + "  - {name: wr}\n");
+  EXPECT_EQ(load_experiment(path)->fingerprint(),
+            load_experiment(path, {"protocols.0.best_of_jitter=0.15"})->fingerprint());
+  EXPECT_NE(load_experiment(path)->fingerprint(),
+            load_experiment(path, {"protocols.0.best_of_jitter=0"})->fingerprint());
+}
+
 }  // namespace
 }  // namespace parley

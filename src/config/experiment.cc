@@ -169,7 +169,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     for (const auto& entry : protocol_registry()) known += (known.empty() ? "" : ", ") + entry.name;
     r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
   }
-  std::set<std::string> keys = {"name", "label", "agents", "judges", "judge", "best_of"};
+  std::set<std::string> keys = {"name", "label", "agents", "judges", "judge", "best_of", "best_of_jitter"};
   if (info->uses_embeddings) keys.insert("embeddings");
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
@@ -195,6 +195,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
       r.fail("embeddings", fmt::format("no model named '{}' is defined under models", p.embedding_model));
   }
   p.best_of = static_cast<int>(r.optional_integer("best_of", 1, 16).value_or(info->default_best_of));
+  p.best_of_jitter = r.optional_number("best_of_jitter", 0, 1).value_or(kPaperBestOfJitter);
   for (const auto& spec : info->params) {
     if (spec.name == "agents" && agent_list) {
       const auto count = static_cast<std::int64_t>(p.agents.size());
@@ -333,6 +334,9 @@ std::string ExperimentConfig::fingerprint() const {
                               judge_aggregation_name(p.judging.aggregation), p.best_of});
     // Only when set, so that runs stored before `embeddings:` existed keep their fingerprints.
     if (!p.embedding_model.empty()) j["protocols"].back().push_back({"embeddings", p.embedding_model});
+    // Likewise only when not the paper's, which every run stored before `best_of_jitter` used.
+    if (p.best_of_jitter != kPaperBestOfJitter)
+      j["protocols"].back().push_back({"best_of_jitter", p.best_of_jitter});
   }
   j["seeds"] = seeds;
   j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;

@@ -170,38 +170,81 @@ EmbeddingResponse decode_embedding_response(const json& r, std::size_t inputs) {
 template <class Result>
 class Coalescer {
  public:
-  template <class Call>
-  Async<Result> run(std::string key, const Call& call) {
+  struct Shared;  // one call in flight: its result once known, and who waits for it
+  // A key in flight: later callers of the key join it until it is settled.
+  class Claim {
+   public:
+    Claim(Coalescer* owner, std::string key, std::shared_ptr<Shared> shared)
+        : owner_(owner), key_(std::move(key)), shared_(std::move(shared)) {}
+    // Hands `result` (or `failure`, an exception of the call) to every caller that joined.
+    void settle(std::optional<Result> result, std::exception_ptr failure = nullptr) {
+      shared_->result = std::move(result);
+      shared_->failure = failure;
+      shared_->settled = true;
+      // Out of the map before anyone resumes: a waiter may ask again, and that is a new call.
+      owner_->in_flight_.erase(key_);
+      const std::vector<std::coroutine_handle<>> waiters = std::move(shared_->waiters);
+      for (std::coroutine_handle<> waiter : waiters) waiter.resume();
+    }
+    // The settled result, for the caller that made the call: moved out once no caller that
+    // joined still has to read it (chat_n reads its joins after its own calls).
+    Result take() { return shared_->unread == 0 ? std::move(*shared_->result) : *shared_->result; }
+
+   private:
+    Coalescer* owner_;
+    std::string key_;
+    std::shared_ptr<Shared> shared_;
+  };
+
+  // The call in flight for `key`, to wait for; or, when there is none, a claim on `key`: the
+  // caller makes the call and settles the claim.
+  std::variant<std::shared_ptr<Shared>, Claim> join_or_claim(const std::string& key) {
     if (auto found = in_flight_.find(key); found != in_flight_.end()) {
-      const std::shared_ptr<Shared> shared = found->second;  // outlives the map entry
-      co_await Join{shared.get()};
-      if (shared->failure) std::rethrow_exception(shared->failure);
-      co_return *shared->result;
+      ++found->second->unread;
+      return found->second;
     }
     const auto shared = std::make_shared<Shared>();
     in_flight_.emplace(key, shared);
-    try {
-      shared->result.emplace(co_await call());
-    } catch (...) {
-      shared->failure = std::current_exception();
-    }
-    // Out of the map before anyone resumes: a waiter may ask again, and that is a new call.
-    in_flight_.erase(key);
-    const std::vector<std::coroutine_handle<>> waiters = std::move(shared->waiters);
-    for (std::coroutine_handle<> waiter : waiters) waiter.resume();
-    if (shared->failure) std::rethrow_exception(shared->failure);
-    co_return std::move(*shared->result);
+    return Claim(this, key, shared);
   }
 
- private:
+  // The result of the call `shared` joined.
+  static Async<Result> wait(std::shared_ptr<Shared> shared) {  // outlives the map entry
+    co_await Join{shared.get()};
+    --shared->unread;
+    if (shared->failure) std::rethrow_exception(shared->failure);
+    co_return *shared->result;
+  }
+
+  template <class Call>
+  Async<Result> run(std::string key, const Call& call) {
+    auto joined = join_or_claim(key);
+    if (auto* shared = std::get_if<std::shared_ptr<Shared>>(&joined)) co_return co_await wait(*shared);
+    Claim& claim = std::get<Claim>(joined);
+    std::optional<Result> result;
+    std::exception_ptr failure;
+    try {
+      result.emplace(co_await call());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    claim.settle(std::move(result), failure);
+    if (failure) std::rethrow_exception(failure);
+    co_return claim.take();
+  }
+
   struct Shared {
     std::optional<Result> result;
     std::exception_ptr failure;
+    bool settled = false;
+    int unread = 0;  // callers that joined and have not read the result yet
     std::vector<std::coroutine_handle<>> waiters;
   };
+
+ private:
   struct Join {
     Shared* shared;
-    bool await_ready() const noexcept { return false; }
+    bool await_ready() const noexcept { return shared->settled; }  // chat_n waits after its own calls
     void await_suspend(std::coroutine_handle<> waiter) { shared->waiters.push_back(waiter); }
     void await_resume() const noexcept {}
   };
@@ -219,6 +262,89 @@ class CachingClient final : public LlmClient {
     const std::string key = cache_key(request);
     const auto ask_inner = [&] { return inner_->chat(std::move(request)); };
     co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner, chats_in_flight_);
+  }
+
+  // Each sample is replayed, joined or recorded under its own key (as chat() would), and the
+  // runs of consecutive samples that are none of these go to `inner` as one chat_n each.
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    using Shared = Coalescer<ChatResult>::Shared;
+    using Claim = Coalescer<ChatResult>::Claim;
+    const auto count = static_cast<std::size_t>(std::max(n, 0));
+    const int first = request.note.sample;
+    std::vector<std::optional<ChatResult>> results(count);
+    std::vector<std::string> keys(count);
+    std::vector<std::shared_ptr<Shared>> joined(count);
+    std::vector<std::optional<Claim>> claims(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      request.note.sample = first + static_cast<int>(i);
+      keys[i] = cache_key(request);
+      if (auto recorded = read_entry<ChatResponse>(entry_path(keys[i]), keys[i], decode_chat_response)) {
+        results[i] = std::move(*recorded);
+        continue;
+      }
+      auto in_flight = chats_in_flight_.join_or_claim(keys[i]);
+      if (auto* shared = std::get_if<std::shared_ptr<Shared>>(&in_flight)) {
+        joined[i] = std::move(*shared);
+      } else {
+        claims[i].emplace(std::move(std::get<Claim>(in_flight)));
+      }
+    }
+
+    std::vector<std::pair<std::size_t, std::size_t>> runs;  // first sample, samples
+    std::vector<Async<std::vector<ChatResult>>> calls;
+    for (std::size_t i = 0; i < count;) {
+      std::size_t end = i;
+      while (end < count && claims[end]) ++end;
+      if (end == i) {
+        ++i;
+        continue;
+      }
+      ChatRequest run = request;
+      run.note.sample = first + static_cast<int>(i);
+      calls.push_back(inner_->chat_n(std::move(run), static_cast<int>(end - i)));
+      runs.emplace_back(i, end - i);
+      i = end;
+    }
+    std::vector<std::vector<ChatResult>> answers;
+    std::exception_ptr failure;
+    try {
+      answers = co_await when_all(std::move(calls));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (failure) {
+      for (auto& claim : claims) {
+        if (claim) claim->settle(std::nullopt, failure);
+      }
+      std::rethrow_exception(failure);
+    }
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const auto [start, length] = runs[r];
+      for (std::size_t k = 0; k < length; ++k) {
+        results[start + k] = k < answers[r].size()
+                                 ? std::move(answers[r][k])
+                                 : ChatResult(CallError{CallErrorKind::kBadResponse, 0,
+                                                        "the backend answered fewer samples than asked"});
+      }
+    }
+    // All entries are written before any waiter runs, so a run killed in between is unlikely
+    // to leave part of a batch recorded.
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto* response = claims[i] ? std::get_if<ChatResponse>(&*results[i]) : nullptr;
+      if (response != nullptr) write_entry(entry_path(keys[i]), keys[i], encode_response(*response));
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!claims[i]) continue;
+      claims[i]->settle(std::move(results[i]));
+      results[i] = claims[i]->take();
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (joined[i]) results[i] = co_await Coalescer<ChatResult>::wait(joined[i]);
+    }
+    std::vector<ChatResult> out;
+    out.reserve(count);
+    for (auto& result : results) out.push_back(std::move(*result));
+    co_return out;
   }
 
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
@@ -239,7 +365,7 @@ class CachingClient final : public LlmClient {
   Async<std::variant<Response, CallError>> replay_or_call(
       const std::string& key, const Decode& decode, const AskInner& ask_inner,
       Coalescer<std::variant<Response, CallError>>& in_flight) {
-    const std::filesystem::path path = dir_ / key.substr(0, 2) / (key + ".json");
+    const std::filesystem::path path = entry_path(key);
     if (auto recorded = read_entry<Response>(path, key, decode)) co_return std::move(*recorded);
     const auto call_and_record = [&]() -> Async<std::variant<Response, CallError>> {
       std::variant<Response, CallError> result = co_await ask_inner();
@@ -248,6 +374,10 @@ class CachingClient final : public LlmClient {
       co_return std::move(result);
     };
     co_return co_await in_flight.run(key, call_and_record);
+  }
+
+  std::filesystem::path entry_path(const std::string& key) const {
+    return dir_ / key.substr(0, 2) / (key + ".json");
   }
 
   // Any problem reading the entry makes it a miss; the fresh response then replaces it.

@@ -53,6 +53,19 @@ class GatedClient final : public LlmClient {
     co_await Gate{this};
     co_return embed_reply(request);
   }
+  // One call answering every sample with chat_reply, as a server honouring "n" does; each
+  // call's first sample and count are kept in `batches`.
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    batches.emplace_back(request.note.sample, n);
+    co_await Gate{this};
+    std::vector<ChatResult> results;
+    for (int i = 0; i < n; ++i) {
+      ChatRequest sample = request;
+      sample.note.sample += i;
+      results.push_back(chat_reply(sample));
+    }
+    co_return results;
+  }
   bool simulated() const override { return false; }
 
   std::size_t held() const { return held_.size(); }
@@ -66,6 +79,7 @@ class GatedClient final : public LlmClient {
   std::function<EmbeddingResult(const EmbeddingRequest&)> embed_reply;
   int chat_calls = 0;
   int embed_calls = 0;
+  std::vector<std::pair<int, int>> batches;
 
  private:
   struct Gate {
@@ -663,6 +677,132 @@ TEST(EmbeddingCacheKey, CoversModelAndEveryInputAndNothingElse) {
   chat.model = base.model;
   chat.messages = {{"user", base.inputs[0]}};
   EXPECT_NE(cache_key(chat), embedding_cache_key(EmbeddingRequest{base.model, {base.inputs[0]}, {}}));
+}
+
+// ---- chat_n: samples recorded and replayed one by one, sent in runs ------------------------
+
+std::vector<ChatResult> call_n(LlmClient& client, const ChatRequest& request, int n) {
+  EventLoop loop;
+  std::vector<ChatResult> results;
+  auto task = [&]() -> Async<void> { results = co_await client.chat_n(request, n); };
+  loop.spawn(task());
+  loop.run();
+  return results;
+}
+
+ChatResult text_of_sample(const ChatRequest& request) {
+  ChatResponse response;
+  response.text = "sample index " + std::to_string(request.note.sample);
+  response.usage = Usage{request.note.sample == 0 ? 30 : 0, 7, 0, false};
+  return response;
+}
+
+std::vector<std::string> texts(const std::vector<ChatResult>& results) {
+  std::vector<std::string> out;
+  for (const ChatResult& result : results) {
+    out.push_back(std::holds_alternative<ChatResponse>(result)
+                      ? std::get<ChatResponse>(result).text
+                      : "error: " + std::get<CallError>(result).message);
+  }
+  return out;
+}
+
+TEST_F(CachingClientTest, ChatNRecordsEachSampleUnderItsOwnKeyAndReplaysThem) {
+  auto inner = std::make_unique<GatedClient>(/*open=*/true);
+  GatedClient* gated = inner.get();
+  gated->chat_reply = text_of_sample;
+  auto client = make_caching_client(std::move(inner), dir_);
+  const std::vector<std::string> expected = {"sample index 0", "sample index 1", "sample index 2"};
+  EXPECT_EQ(texts(call_n(*client, sample_request(), 3)), expected);
+  EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 3}}));
+  EXPECT_EQ(files(), 3);
+
+  // Replayed, the batch's billing included (the prompt on the first sample only) ...
+  const std::vector<ChatResult> replayed = call_n(*client, sample_request(), 3);
+  EXPECT_EQ(texts(replayed), expected);
+  EXPECT_EQ(std::get<ChatResponse>(replayed[0]).usage.prompt_tokens, 30);
+  EXPECT_EQ(std::get<ChatResponse>(replayed[2]).usage.prompt_tokens, 0);
+  // ... and so is each sample asked alone: a batched recording replays unbatched.
+  ChatRequest second = sample_request();
+  second.note.sample = 1;
+  EXPECT_EQ(std::get<ChatResponse>(call(*client, second)).text, "sample index 1");
+  EXPECT_EQ(gated->batches.size(), 1u);
+  EXPECT_EQ(gated->chat_calls, 0);
+}
+
+TEST_F(CachingClientTest, ChatNSendsOnlyTheRunsOfSamplesNotRecorded) {
+  auto inner = std::make_unique<GatedClient>(/*open=*/true);
+  GatedClient* gated = inner.get();
+  gated->chat_reply = text_of_sample;
+  auto client = make_caching_client(std::move(inner), dir_);
+  ChatRequest second = sample_request();
+  second.note.sample = 1;
+  ASSERT_TRUE(std::holds_alternative<ChatResponse>(call(*client, second)));
+  EXPECT_EQ(gated->chat_calls, 1);
+
+  EXPECT_EQ(
+      texts(call_n(*client, sample_request(), 4)),
+      (std::vector<std::string>{"sample index 0", "sample index 1", "sample index 2", "sample index 3"}));
+  EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 1}, {2, 2}}));
+  EXPECT_EQ(files(), 4);
+}
+
+TEST_F(CachingClientTest, ChatNJoinsASampleInFlightAndSharesItsOwn) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  int replies = 0;
+  gated->chat_reply = [&replies](const ChatRequest& r) -> ChatResult {
+    ChatResponse response;
+    response.text = "sample " + std::to_string(r.note.sample) + ", reply " + std::to_string(++replies);
+    return response;
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  ChatRequest second = sample_request();
+  second.note.sample = 1;
+  ChatRequest third = sample_request();
+  third.note.sample = 2;
+  std::vector<std::vector<ChatResult>> batch(1);
+  // Caller 0 asks sample 1 alone, caller 1 samples 0..2 together, caller 2 sample 2 alone.
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) -> Async<ChatResult> {
+    if (i == 0) co_return co_await client->chat(second);
+    if (i == 2) co_return co_await client->chat(third);
+    batch[0] = co_await client->chat_n(sample_request(), 3);
+    co_return batch[0][0];
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 3, start);
+  EXPECT_EQ(gated->chat_calls, 1);
+  EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 1}, {2, 1}}));
+  ASSERT_EQ(batch[0].size(), 3u);
+  EXPECT_EQ(std::get<ChatResponse>(batch[0][1]).text, std::get<ChatResponse>(run.results[0]).text);
+  EXPECT_EQ(std::get<ChatResponse>(batch[0][2]).text, std::get<ChatResponse>(run.results[2]).text);
+  EXPECT_EQ(std::get<ChatResponse>(batch[0][0]).text.rfind("sample 0, reply ", 0), 0u);
+  EXPECT_EQ(replies, 3);
+  EXPECT_EQ(files(), 3);
+}
+
+TEST_F(CachingClientTest, ChatNFailuresReachTheirSamplesWaitersAndAreNotRecorded) {
+  auto inner = std::make_unique<GatedClient>();
+  GatedClient* gated = inner.get();
+  gated->chat_reply = [](const ChatRequest& r) -> ChatResult {
+    if (r.note.sample == 1) return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
+    return text_of_sample(r);
+  };
+  auto client = make_caching_client(std::move(inner), dir_);
+  ChatRequest second = sample_request();
+  second.note.sample = 1;
+  std::vector<std::vector<ChatResult>> batch(1);
+  std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) -> Async<ChatResult> {
+    if (i == 1) co_return co_await client->chat(second);
+    batch[0] = co_await client->chat_n(sample_request(), 2);
+    co_return batch[0][0];
+  };
+  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  EXPECT_EQ(gated->chat_calls, 0);
+  EXPECT_EQ(texts(batch[0]), (std::vector<std::string>{"sample index 0", "error: HTTP 503"}));
+  ASSERT_TRUE(std::holds_alternative<CallError>(run.results[1]));
+  EXPECT_EQ(std::get<CallError>(run.results[1]).attempts, 5);
+  EXPECT_EQ(files(), 1);
+  EXPECT_FALSE(fs::exists(entry_path(second)));
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // OpenAiClient: chat completions and embeddings against an OpenAI-compatible endpoint, with
 // retries and a per-endpoint concurrency limit. JSON stays in openai_json; this file is control flow.
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <coroutine>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -39,6 +42,32 @@ std::string api_key_of(const EndpointOptions& options) {
   return key;
 }
 
+// Whether a server's error message names the "n" parameter ("'n' must be 1"; llama.cpp's
+// server, with HTTP 500 or 400: "Only one completion choice is allowed"). A timeout or a rate
+// limit is never about "n".
+bool names_n(const CallError& error) {
+  if (error.kind != CallErrorKind::kHttpStatus || error.http_status == 408 || error.http_status == 429)
+    return false;
+  std::string text = error.message;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
+    if ((at == 0 || !word_character(text[at - 1])) &&
+        (at + 1 == text.size() || !word_character(text[at + 1])))
+      return true;
+  }
+  return text.find("choice") != std::string::npos;
+}
+
+// Whether a failed request with "n" says the server will not take "n". The first such request
+// (the probe) also takes any client error but a timeout (408) or a rate limit (429) as a no:
+// servers word it variously, and a wrong guess costs only the batching, never a call.
+bool rejects_n(const CallError& error, bool probing) {
+  if (names_n(error)) return true;
+  return probing && error.kind == CallErrorKind::kHttpStatus && error.http_status >= 400 &&
+         error.http_status < 500 && error.http_status != 408 && error.http_status != 429;
+}
+
 class OpenAiClient final : public LlmClient {
  public:
   OpenAiClient(EventLoop& loop, HttpTransport& transport, EndpointOptions options)
@@ -64,11 +93,60 @@ class OpenAiClient final : public LlmClient {
     return post_with_retries<ChatResponse>(chat_url_, std::move(request));
   }
 
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    if (n <= 1) co_return co_await LlmClient::chat_n(std::move(request), n);
+    while (n_support_ == NSupport::kProbing) co_await NSupportSettled{this};
+    std::vector<ChatResult> results;
+    if (n_support_ != NSupport::kUnsupported) {
+      const bool probing = n_support_ == NSupport::kUnknown;
+      if (probing) n_support_ = NSupport::kProbing;
+      auto outcome = co_await post_with_retries<Choices>(chat_url_, ChoicesRequest{&request, n});
+      if (auto* reply = std::get_if<Choices>(&outcome)) {
+        for (ChatResponse& choice : reply->choices) {
+          choice.latency_ms = reply->latency_ms;
+          choice.attempts = reply->attempts;
+          results.emplace_back(std::move(choice));
+        }
+        if (static_cast<int>(results.size()) == n) {
+          if (probing) settle_n_support(NSupport::kSupported);
+          co_return results;
+        }
+        // Fewer choices than asked: the server ignores "n". Those it sent are kept.
+      } else {
+        const CallError& error = std::get<CallError>(outcome);
+        if (!rejects_n(error, probing)) {
+          if (probing) settle_n_support(NSupport::kUnknown);  // not an answer about "n": probe again later
+          co_return std::vector<ChatResult>(static_cast<std::size_t>(n), ChatResult(error));
+        }
+      }
+      settle_n_support(NSupport::kUnsupported);
+    }
+    // One request per sample not answered yet.
+    const int answered = static_cast<int>(results.size());
+    request.note.sample += answered;
+    for (ChatResult& result : co_await LlmClient::chat_n(std::move(request), n - answered))
+      results.push_back(std::move(result));
+    co_return results;
+  }
+
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
     return post_with_retries<EmbeddingResponse>(embeddings_url_, std::move(request));
   }
 
  private:
+  // The choices of one chat completion asked with "n", as post_with_retries returns them.
+  struct Choices {
+    std::vector<ChatResponse> choices;
+    double latency_ms = 0.0;
+    int attempts = 1;
+  };
+  // A chat request asked with "n"; chat_n awaits the call at once, so a pointer into its frame
+  // outlives it.
+  struct ChoicesRequest {
+    const ChatRequest* request;
+    int n;
+  };
+
   const std::string& model_of(const std::string& requested) const {
     return requested.empty() ? options_.model : requested;
   }
@@ -77,6 +155,15 @@ class OpenAiClient final : public LlmClient {
   }
   std::string body_of(const EmbeddingRequest& request) const {
     return openai::embedding_request_body(model_of(request.model), request.inputs);
+  }
+  std::string body_of(const ChoicesRequest& asked) const {
+    return openai::chat_request_body(model_of(asked.request->model), asked.request->messages,
+                                     asked.request->sampling, asked.n);
+  }
+  static std::variant<Choices, openai::BadResponse> parse(std::string_view reply, const ChoicesRequest& asked) {
+    auto parsed = openai::parse_chat_choices(reply, *asked.request, asked.n);
+    if (auto* bad = std::get_if<openai::BadResponse>(&parsed)) return std::move(*bad);
+    return Choices{std::move(std::get<std::vector<ChatResponse>>(parsed))};
   }
   static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply,
                                                                const ChatRequest& request) {
@@ -89,7 +176,8 @@ class OpenAiClient final : public LlmClient {
 
   // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
   // body is parsed into a Response or an openai::BadResponse. The body is written once, when
-  // the first permit is held, and sent again as it is on every retry.
+  // the first permit is held, and sent again as it is on every retry. An error rejecting "n"
+  // (names_n) is returned at once, not retried.
   template <class Response, class Request>
   Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request) {
     std::string body;
@@ -116,6 +204,9 @@ class OpenAiClient final : public LlmClient {
       auto& error = std::get<CallError>(outcome);
       error.attempts = attempt;
       if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
+      if constexpr (std::is_same_v<Request, ChoicesRequest>) {
+        if (names_n(error)) co_return std::move(outcome);
+      }
       co_await loop_.sleep_for(options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform()));
     }
   }
@@ -157,6 +248,20 @@ class OpenAiClient final : public LlmClient {
     return std::move(std::get<Response>(parsed));
   }
 
+  // Whether the endpoint honours "n", learnt from the first chat_n call (the probe); calls
+  // arriving while it is in flight wait for its answer.
+  enum class NSupport { kUnknown, kProbing, kSupported, kUnsupported };
+  struct NSupportSettled {
+    OpenAiClient* client;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> waiter) { client->n_support_waiters_.push_back(waiter); }
+    void await_resume() const noexcept {}
+  };
+  void settle_n_support(NSupport support) {
+    n_support_ = support;
+    for (std::coroutine_handle<> waiter : std::exchange(n_support_waiters_, {})) loop_.post(waiter);
+  }
+
   EventLoop& loop_;
   HttpTransport& transport_;
   EndpointOptions options_;
@@ -167,6 +272,8 @@ class OpenAiClient final : public LlmClient {
   std::vector<std::string> headers_;
   AsyncSemaphore permits_;
   Rng jitter_;
+  NSupport n_support_ = NSupport::kUnknown;
+  std::vector<std::coroutine_handle<>> n_support_waiters_;
 };
 
 }  // namespace

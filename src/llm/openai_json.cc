@@ -442,7 +442,7 @@ std::string shorten_utf8(std::string text, std::size_t max_bytes) {
 // a call); JsonWriter writes the bytes nlohmann::json's dump() wrote (keys in sorted order, as
 // its std::map kept them).
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
-                              const Sampling& sampling) {
+                              const Sampling& sampling, int n) {
   std::size_t size = 160 + model.size();
   for (const auto& m : messages) size += 32 + m.role.size() + m.content.size();
   std::string body;
@@ -457,6 +457,7 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   }
   json.end_array();
   json.key("model").string(model);
+  if (n > 1) json.key("n").number(n);
   if (sampling.seed) json.key("seed").number(*sampling.seed);
   json.key("temperature").number(sampling.temperature);
   json.key("top_p").number(sampling.top_p);
@@ -464,42 +465,100 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   return body;
 }
 
-std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request) {
-  ChatResponse response;
+std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
+                                                                        const ChatRequest& request, int n) {
+  std::vector<std::string> reply_warnings;  // about the whole reply, given to every choice
   const JsonBody json(body);
-  auto object = object_root(json, body, response.warnings);
+  auto object = object_root(json, body, reply_warnings);
   if (auto* bad = std::get_if<BadResponse>(&object)) return std::move(*bad);
   const element& parsed = std::get<element>(object);
   const std::optional<element> choices = member(parsed, "choices");
   simdjson::dom::array choice_list;
   if (!choices || choices->get_array().get(choice_list) != simdjson::SUCCESS || choice_list.size() == 0)
     return BadResponse{"response has no choices"};
-  const element choice = *choice_list.begin();
-  const std::optional<element> message = member(choice, "message");
-  if (!message || !message->is_object()) return BadResponse{"response choice has no message"};
-
-  const std::optional<element> content = member(*message, "content");
-  if (content && !content->is_string() && !content->is_null())
-    return BadResponse{"response message content is not a string"};
-  response.text = string_or_empty(content);
-  // vLLM and DeepSeek say reasoning_content; some servers (Ollama, OpenRouter) say reasoning.
-  response.reasoning = string_or_empty(member(*message, "reasoning_content"));
-  if (response.reasoning.empty()) response.reasoning = string_or_empty(member(*message, "reasoning"));
-  response.finish_reason = string_or_empty(member(choice, "finish_reason"));
+  std::vector<ChatResponse> responses(
+      std::min<std::size_t>(choice_list.size(), static_cast<std::size_t>(std::max(n, 1))));
+  std::vector<std::vector<std::string>> choice_warnings(responses.size());
+  std::int64_t completion_limit = 0;
+  std::vector<std::int64_t> completion_estimates;
+  completion_estimates.reserve(responses.size());
+  std::size_t index = 0;
+  for (const element choice : choice_list) {
+    if (index == responses.size()) break;
+    ChatResponse& response = responses[index];
+    const std::optional<element> message = member(choice, "message");
+    if (!message || !message->is_object()) return BadResponse{"response choice has no message"};
+    const std::optional<element> content = member(*message, "content");
+    if (content && !content->is_string() && !content->is_null())
+      return BadResponse{"response message content is not a string"};
+    response.text = string_or_empty(content);
+    // vLLM and DeepSeek say reasoning_content; some servers (Ollama, OpenRouter) say reasoning.
+    response.reasoning = string_or_empty(member(*message, "reasoning_content"));
+    if (response.reasoning.empty()) response.reasoning = string_or_empty(member(*message, "reasoning"));
+    response.finish_reason = string_or_empty(member(choice, "finish_reason"));
+    response.logprobs = logprob_stats(choice, choice_warnings[index]);
+    completion_limit += plausible_tokens(response.text.size() + response.reasoning.size()) +
+                        std::max(request.sampling.max_tokens, 0);
+    completion_estimates.push_back(estimate_tokens(response.text) + estimate_tokens(response.reasoning));
+    ++index;
+  }
 
   std::size_t prompt_bytes = 0;
   for (const auto& m : request.messages) prompt_bytes += m.content.size();
-  const std::int64_t completion_limit = plausible_tokens(response.text.size() + response.reasoning.size()) +
-                                        std::max(request.sampling.max_tokens, 0);
-  if (auto usage = chat_usage(parsed, plausible_tokens(prompt_bytes), completion_limit, response.warnings)) {
-    response.usage = *usage;
-  } else {
-    response.usage.prompt_tokens = estimate_prompt_tokens(request.messages);
-    response.usage.completion_tokens = estimate_tokens(response.text);
-    response.usage.estimated = true;
+  const auto usage = chat_usage(parsed, plausible_tokens(prompt_bytes), completion_limit, reply_warnings);
+  const std::vector<std::int64_t> completions =
+      usage ? split_tokens(usage->completion_tokens, completion_estimates) : std::vector<std::int64_t>();
+  for (index = 0; index < responses.size(); ++index) {
+    ChatResponse& response = responses[index];
+    const bool first = index == 0;  // one request: its prompt is read, and billed, once
+    if (usage) {
+      response.usage = Usage{first ? usage->prompt_tokens : 0, completions[index],
+                             first ? usage->cached_tokens : 0, false};
+    } else {
+      response.usage.prompt_tokens = first ? estimate_prompt_tokens(request.messages) : 0;
+      response.usage.completion_tokens = estimate_tokens(response.text);
+      response.usage.estimated = true;
+    }
+    response.warnings = reply_warnings;
+    response.warnings.insert(response.warnings.end(), choice_warnings[index].begin(),
+                             choice_warnings[index].end());
   }
-  response.logprobs = logprob_stats(choice, response.warnings);
-  return response;
+  return responses;
+}
+
+std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request) {
+  auto choices = parse_chat_choices(body, request, 1);
+  if (auto* bad = std::get_if<BadResponse>(&choices)) return std::move(*bad);
+  return std::move(std::get<std::vector<ChatResponse>>(choices).front());
+}
+
+std::vector<std::int64_t> split_tokens(std::int64_t total, const std::vector<std::int64_t>& weights) {
+  std::vector<std::int64_t> parts(weights.size(), 0);
+  if (weights.empty()) return parts;
+  std::vector<std::int64_t> shares = weights;
+  std::int64_t sum = 0;
+  for (std::int64_t share : shares) sum += share;
+  if (sum <= 0) {
+    std::fill(shares.begin(), shares.end(), 1);
+    sum = static_cast<std::int64_t>(shares.size());
+  }
+  // total · share / sum, computed as q · share + r · share / sum so that nothing overflows
+  // for weights summing below 2^31.
+  const std::int64_t quotient = total / sum;
+  const std::int64_t rest = total % sum;
+  std::vector<std::int64_t> remainders(shares.size());
+  std::int64_t handed = 0;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    parts[i] = quotient * shares[i] + rest * shares[i] / sum;
+    remainders[i] = rest * shares[i] % sum;
+    handed += parts[i];
+  }
+  std::vector<std::size_t> order(shares.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&remainders](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
+  for (std::size_t k = 0; handed < total; ++k, ++handed) ++parts[order[k]];
+  return parts;
 }
 
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs) {

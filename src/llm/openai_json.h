@@ -14,10 +14,10 @@
 namespace parley::openai {
 
 // {"model", "messages": [{"role", "content"}], "temperature", "top_p", "max_tokens",
-//  "seed" (when set), "logprobs": true (when requested)}, keys in sorted order; invalid UTF-8
-// in the texts is sent as U+FFFD.
+//  "seed" (when set), "logprobs": true (when requested), "n" (when more than 1)}, keys in sorted
+// order; invalid UTF-8 in the texts is sent as U+FFFD.
 std::string chat_request_body(const std::string& model, const std::vector<ChatMessage>& messages,
-                              const Sampling& sampling);
+                              const Sampling& sampling, int n = 1);
 
 // Why a 2xx body could not be used (invalid JSON, no choices, ...); one line.
 struct BadResponse {
@@ -42,6 +42,21 @@ inline constexpr std::int64_t kUsageTokensPerByte = 2;
 // logprobs and warnings; log-probabilities that are not all finite numbers are dropped with a
 // warning. latency_ms and attempts are left for the caller.
 std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view body, const ChatRequest& request);
+
+// Parses the first `n` (at least 1) choices of a chat completion asked with "n", each as
+// parse_chat_response does; fewer when the server sent fewer (at least one, else BadResponse).
+// The usage is of the whole reply: the prompt was read and billed once, so choice 0 gets
+// prompt_tokens and cached_tokens and the others 0, and completion_tokens is split with
+// split_tokens by each choice's estimated completion tokens. Without believable usage each
+// choice gets its estimate, the prompt counted once, on choice 0. Warnings about the whole
+// reply are given to every choice.
+std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
+                                                                        const ChatRequest& request, int n);
+
+// `total` split into whole parts proportional to `weights` (equal parts when all are 0), summing
+// exactly to `total`: each part is rounded down and the remainder goes one by one to the largest
+// fractional parts, the earliest first on a tie.
+std::vector<std::int64_t> split_tokens(std::int64_t total, const std::vector<std::int64_t>& weights);
 
 // {"model", "input": [texts], "encoding_format": "float"}.
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs);

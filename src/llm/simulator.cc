@@ -128,6 +128,24 @@ class SimulatorClient final : public LlmClient {
     co_return ChatResult(std::move(response));
   }
 
+  // The replies chat() gives each sample index (a simulated server bills every sample its
+  // prompt, so results never depend on whether a run batches), delivered together.
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    std::vector<ChatResponse> responses;
+    const int first = request.note.sample;
+    for (int i = 0; i < n; ++i) {
+      request.note.sample = first + i;
+      responses.push_back(sim::simulate_reply(*params_, profile_, request));
+    }
+    co_await pause();
+    std::vector<ChatResult> results;
+    for (ChatResponse& response : responses) {
+      response.latency_ms = delay_ms_;
+      results.push_back(loop_.cancelled() ? ChatResult(cancelled()) : ChatResult(std::move(response)));
+    }
+    co_return results;
+  }
+
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
     EmbeddingResponse response;
     for (const auto& text : request.inputs) {

@@ -74,6 +74,38 @@ TEST(SimulatorTest, RepliesDoNotDependOnCallOrder) {
   for (std::size_t i = 0; i < requests.size(); ++i) EXPECT_EQ(forward[i].text, backward[i].text);
 }
 
+TEST(SimulatorTest, ChatNGivesEverySampleTheReplyOfItsOwnCall) {
+  const auto task = choice_task(5);
+  std::vector<ChatRequest> alone;
+  for (int sample = 2; sample < 6; ++sample) {
+    alone.push_back(request_for(task, "a1", 0, "sample", sample, 0.7));
+    alone.back().sampling.logprobs = true;
+  }
+  EventLoop loop;
+  auto client = testing::client(loop);
+  const std::vector<ChatResponse> separate = run_all(*client, loop, alone);
+  std::vector<ChatResult> together;
+  auto batch = [&]() -> Async<void> { together = co_await client->chat_n(alone[0], 4); };
+  loop.spawn(batch());
+  loop.run();
+  ASSERT_EQ(together.size(), 4u);
+  std::set<std::string> texts;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const ChatResponse& got = std::get<ChatResponse>(together[i]);
+    EXPECT_EQ(got.text, separate[i].text);
+    EXPECT_EQ(got.reasoning, separate[i].reasoning);
+    EXPECT_EQ(got.finish_reason, separate[i].finish_reason);
+    // A simulated sample bills its prompt as a call of its own would.
+    EXPECT_EQ(got.usage.prompt_tokens, separate[i].usage.prompt_tokens);
+    EXPECT_EQ(got.usage.completion_tokens, separate[i].usage.completion_tokens);
+    ASSERT_TRUE(got.logprobs && separate[i].logprobs);
+    EXPECT_EQ(got.logprobs->min_token_logprob, separate[i].logprobs->min_token_logprob);
+    EXPECT_EQ(got.latency_ms, separate[i].latency_ms);
+    texts.insert(got.text);
+  }
+  EXPECT_GT(texts.size(), 1u);  // samples, not one reply repeated
+}
+
 struct Flag {
   bool done = false;
 };

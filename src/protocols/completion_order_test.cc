@@ -31,6 +31,7 @@ using simulated::Completion;
 struct Outcome {
   Json transcript;                // with metrics, without timings
   std::vector<std::string> keys;  // of every request, in the order made
+  int batched_calls = 0;          // chat_n calls answered at once
 };
 
 // The simulator's replies with frequent malformed ones, so that re-asks happen.
@@ -42,9 +43,9 @@ SimulatorParams frequent_reasks() {
 
 Outcome run_once(const ProtocolInfo& info, const ProtocolParams& params, const Protocol& protocol, int task_index,
                  std::uint64_t seed, const simulated::RunSetting& setting, Completion completion,
-                 std::uint64_t scramble_seed) {
+                 std::uint64_t scramble_seed, bool batches = false) {
   EventLoop loop;
-  simulated::RecordingSimulator client(loop, frequent_reasks(), completion, scramble_seed);
+  simulated::RecordingSimulator client(loop, frequent_reasks(), completion, scramble_seed, batches);
   Transcript transcript =
       simulated::run_on(client, loop, info, params, protocol, simulated::generated_task(task_index), seed, setting);
   add_debate_metrics(transcript, {.answer_type = AnswerType::kChoice});
@@ -53,7 +54,7 @@ Outcome run_once(const ProtocolInfo& info, const ProtocolParams& params, const P
   json.erase("wall_ms");
   json.erase("latency_ms");
   for (auto& message : json["messages"]) message.erase("latency_ms");
-  return Outcome{std::move(json), std::move(client.keys)};
+  return Outcome{std::move(json), std::move(client.keys), client.batched_calls};
 }
 
 std::string describe(Completion completion, std::uint64_t scramble_seed) {
@@ -66,8 +67,9 @@ std::string describe(Completion completion, std::uint64_t scramble_seed) {
 }
 
 TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrderRepliesArriveIn) {
-  const std::vector<simulated::RunSetting> settings = {{1, std::nullopt}, {1, 2500}, {2, std::nullopt}};
-  int reasks = 0, budget_stops = 0;
+  const std::vector<simulated::RunSetting> settings = {
+      {1, std::nullopt}, {1, 2500}, {2, std::nullopt}, {2, std::nullopt, 0.0}};
+  int reasks = 0, budget_stops = 0, batched_calls = 0;
   for (const ProtocolInfo& info : protocol_registry()) {
     const ProtocolParams params =
         simulated::default_params(info, simulated::bundled_trigger_model(PARLEY_SOURCE_DIR));
@@ -87,14 +89,24 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
           // Its samples are one prompt asked k times: each sample index is a request of its own.
           EXPECT_EQ(std::set<std::string>(expected.keys.begin(), expected.keys.end()).size(), expected.keys.size());
         }
-        std::vector<std::pair<Completion, std::uint64_t>> orders = {{Completion::kInline, 0}};
-        for (std::uint64_t s = 1; s <= 3; ++s) orders.emplace_back(Completion::kScrambled, s);
-        for (const auto& [completion, scramble_seed] : orders) {
-          const Outcome got = run_once(info, params, *protocol, task_index, seed, setting, completion, scramble_seed);
+        struct Order {
+          Completion completion;
+          std::uint64_t scramble_seed;
+          bool batches;
+        };
+        std::vector<Order> orders = {{Completion::kInline, 0, false}};
+        for (std::uint64_t s = 1; s <= 3; ++s) orders.push_back({Completion::kScrambled, s, false});
+        orders.push_back({Completion::kIssueOrder, 0, true});
+        orders.push_back({Completion::kScrambled, 1, true});
+        for (const auto& [completion, scramble_seed, batches] : orders) {
+          const Outcome got =
+              run_once(info, params, *protocol, task_index, seed, setting, completion, scramble_seed, batches);
+          batched_calls += got.batched_calls;
           const std::string where = info.name + ", task " + std::to_string(task_index) + ", best_of " +
-                                    std::to_string(setting.best_of) + ", budget " +
+                                    std::to_string(setting.best_of) + ", jitter " +
+                                    std::to_string(setting.best_of_jitter) + ", budget " +
                                     std::to_string(setting.budget.value_or(0)) + ", " +
-                                    describe(completion, scramble_seed);
+                                    describe(completion, scramble_seed) + (batches ? ", batched" : "");
           EXPECT_EQ(got.keys, expected.keys) << where;
           EXPECT_EQ(got.transcript, expected.transcript)
               << where << "\n" << Json::diff(expected.transcript, got.transcript).dump().substr(0, 2000);
@@ -102,9 +114,11 @@ TEST(CompletionOrder, EveryProtocolMakesTheSameRequestsAndTranscriptWhateverOrde
       }
     }
   }
-  // The runs did exercise what completion order could change: re-asks and budget stops.
+  // The runs did exercise what completion order could change: re-asks and budget stops; and
+  // calls were batched.
   EXPECT_GT(reasks, 10);
   EXPECT_GT(budget_stops, 5);
+  EXPECT_GT(batched_calls, 100);
 }
 
 TEST(CompletionOrder, ADebateWithoutItsLoopIsRefused) {

@@ -3,7 +3,11 @@
 // so that no protocol can forget them.
 #include <algorithm>
 #include <chrono>
+#include <coroutine>
+#include <exception>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -46,6 +50,98 @@ struct Debate::Call {
 struct Debate::Draft {
   Turn turn;
   std::vector<std::size_t> slots;  // the records of its call and re-asks
+};
+
+// Calls of one turn whose requests are identical but for their sample indices, sent to the
+// client together as LlmClient::chat_n, so that a server supporting "n" reads the prompt once.
+// Each call is issued as any other (its record, budget reservation and place in issue order)
+// and joins with its request; one that halts before its request (budget) withdraws. Once all
+// `expected` calls have done one or the other, the first to join sends the requests: each run
+// of consecutive samples with equal sampling (a budget may cap the last one's max_tokens) as
+// one chat_n, a run of one as chat().
+class Debate::Batch {
+ public:
+  Batch(EventLoop& loop, int expected) : loop_(loop), expected_(static_cast<std::size_t>(expected)) {}
+
+  Async<ChatResult> join(LlmClient& client, ChatRequest request) {
+    const std::size_t index = requests_.size();
+    requests_.push_back(std::move(request));
+    if (index == 0) {
+      if (!all_in()) co_await Park{&sender_};
+      try {
+        co_await send(client);
+      } catch (...) {
+        failure_ = std::current_exception();  // a backend's bug: every call of the batch sees it
+      }
+      for (std::coroutine_handle<> waiter : std::exchange(waiters_, {})) loop_.post(waiter);
+    } else {
+      wake_sender_when_all_in();
+      co_await Park{nullptr, &waiters_};
+    }
+    if (failure_) std::rethrow_exception(failure_);
+    co_return std::move(*results_[index]);
+  }
+
+  void withdraw() {
+    ++withdrawn_;
+    wake_sender_when_all_in();
+  }
+
+ private:
+  struct Park {
+    std::coroutine_handle<>* one = nullptr;
+    std::vector<std::coroutine_handle<>>* many = nullptr;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> waiter) {
+      if (one != nullptr) *one = waiter;
+      if (many != nullptr) many->push_back(waiter);
+    }
+    void await_resume() const noexcept {}
+  };
+
+  bool all_in() const { return requests_.size() + withdrawn_ == expected_; }
+  void wake_sender_when_all_in() {
+    if (all_in() && sender_) loop_.post(std::exchange(sender_, {}));
+  }
+
+  static Async<std::vector<ChatResult>> chat_one(LlmClient& client, ChatRequest request) {
+    std::vector<ChatResult> results;
+    results.push_back(co_await client.chat(std::move(request)));
+    co_return results;
+  }
+
+  Async<void> send(LlmClient& client) {
+    std::vector<std::pair<std::size_t, std::size_t>> runs;  // first request, requests
+    std::vector<Async<std::vector<ChatResult>>> calls;
+    for (std::size_t first = 0, end = 1; first < requests_.size(); first = end, end = first + 1) {
+      while (end < requests_.size() && requests_[end].sampling == requests_[first].sampling &&
+             requests_[end].note.sample == requests_[end - 1].note.sample + 1)
+        ++end;
+      const auto count = static_cast<int>(end - first);
+      calls.push_back(count == 1 ? chat_one(client, requests_[first])
+                                 : client.chat_n(requests_[first], count));
+      runs.emplace_back(first, end - first);
+    }
+    std::vector<std::vector<ChatResult>> answers = co_await when_all(std::move(calls));
+    results_.resize(requests_.size());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      for (std::size_t k = 0; k < runs[r].second; ++k) {
+        results_[runs[r].first + k] =
+            k < answers[r].size() ? std::move(answers[r][k])
+                                  : ChatResult(CallError{CallErrorKind::kBadResponse, 0,
+                                                         "the backend answered fewer samples than asked"});
+      }
+    }
+  }
+
+  EventLoop& loop_;
+  std::size_t expected_;
+  std::size_t withdrawn_ = 0;
+  std::vector<ChatRequest> requests_;
+  std::vector<std::optional<ChatResult>> results_;
+  std::coroutine_handle<> sender_;  // the first to join, parked until all are in
+  std::vector<std::coroutine_handle<>> waiters_;
+  std::exception_ptr failure_;
 };
 
 Debate::Debate(DebateSetup setup)
@@ -135,7 +231,7 @@ void Debate::fail_call(std::size_t slot, MessageRecord record, const CallError& 
 
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
                                  const TurnInfo& info, const std::string& turn, bool parse,
-                                 std::optional<std::size_t> repeats) {
+                                 std::optional<std::size_t> repeats, Batch* batch) {
   ChatRequest request;
   request.model = agent.model;
   if (!agent.system_prompt.empty()) request.messages.push_back(ChatMessage{"system", agent.system_prompt});
@@ -163,6 +259,7 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
     const std::int64_t prompt = reserved_prompt_tokens(request.messages);
     const std::int64_t room = *budget_remaining_ - prompt;
     if (room < kMinCompletionTokens) {
+      if (batch != nullptr) batch->withdraw();
       throw DebateHalt{DebateStatus::kBudget,
                        fmt::format("token budget of {} spent before {}'s {} turn in round {}",
                                    *setup_.budget_tokens, agent.name, turn, info.round)};
@@ -185,7 +282,8 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.role = turn;
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
   transcript_.messages.push_back(record);
-  Async<ChatResult> reply = agent.client->chat(std::move(request));
+  Async<ChatResult> reply = batch != nullptr ? batch->join(*agent.client, std::move(request))
+                                             : agent.client->chat(std::move(request));
   ChatResult result = co_await issue_order_.run(std::move(reply));
 
   if (auto* error = std::get_if<CallError>(&result)) {
@@ -273,8 +371,9 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   co_return std::move(response.vectors);
 }
 
-Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
-  Call reply = co_await call(agent, messages, info, info.turn, true, std::nullopt);
+Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
+                                      Batch* batch) {
+  Call reply = co_await call(agent, messages, info, info.turn, true, std::nullopt, batch);
   Draft draft;
   draft.slots.push_back(reply.slot);
   const std::size_t first_call = reply.slot;
@@ -291,9 +390,29 @@ Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessag
 
 Async<Turn> Debate::ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
   if (setup_.best_of > 1) co_return co_await ask_best_of(agent, std::move(messages), std::move(info));
-  Draft draft = co_await ask_once(agent, std::move(messages), std::move(info));
+  co_return co_await ask_sample(agent, std::move(messages), std::move(info), nullptr);
+}
+
+Async<Turn> Debate::ask_sample(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
+                               Batch* batch) {
+  Draft draft = co_await ask_once(agent, std::move(messages), std::move(info), batch);
   remember(agent.name, draft.turn.answer);
   co_return std::move(draft.turn);
+}
+
+Async<std::vector<Turn>> Debate::ask_samples(const Agent& agent, std::vector<ChatMessage> messages,
+                                             TurnInfo info, int count) {
+  // With best_of, each sample is a best-of turn, whose drafts batch among themselves.
+  std::optional<Batch> batch;
+  if (setup_.best_of <= 1) batch.emplace(*setup_.loop, count);
+  std::vector<Async<Turn>> turns;
+  for (int i = 0; i < count; ++i) {
+    TurnInfo sample_info = info;
+    sample_info.sample = info.sample + i;
+    turns.push_back(batch ? ask_sample(agent, messages, std::move(sample_info), &*batch)
+                          : ask(agent, messages, std::move(sample_info)));
+  }
+  co_return co_await when_all(std::move(turns));
 }
 
 Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
@@ -301,12 +420,15 @@ Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> mes
   // on its scale mapped to [0, 1], the highest-scored draft is kept (the first on a tie).
   const int n = setup_.best_of;
   const double base = info.temperature.value_or(agent.sampling.temperature);
+  // Without jitter the drafts are identical requests, sent as one (docs/protocols.md).
+  std::optional<Batch> batch;
+  if (setup_.best_of_jitter == 0.0) batch.emplace(*setup_.loop, n);
   std::vector<Async<Draft>> calls;
   for (int i = 0; i < n; ++i) {
     TurnInfo draft_info = info;
-    draft_info.temperature = std::max(0.0, base + (i - (n - 1) / 2.0) * 0.15);
+    draft_info.temperature = std::max(0.0, base + (i - (n - 1) / 2.0) * setup_.best_of_jitter);
     draft_info.sample = info.sample * n + i;
-    calls.push_back(ask_once(agent, messages, std::move(draft_info)));
+    calls.push_back(ask_once(agent, messages, std::move(draft_info), batch ? &*batch : nullptr));
   }
   std::vector<Draft> drafts = co_await when_all(std::move(calls));
 

@@ -13,21 +13,26 @@ class SelfConsistency final : public Protocol {
   Async<std::optional<std::string>> run(Debate& debate) const override {
     // Wang et al.: samples of one agent. one_per_agent: seat i answers once, the very request
     // the debates' round 0 makes (SVR-MAD §5: every method shares the pre-debate replies).
-    const auto count = static_cast<std::size_t>(samples_);
-    const std::vector<Agent> askers =
-        one_per_agent_ ? debate.agents(count) : std::vector<Agent>(count, debate.agents(1)[0]);
-    std::vector<Async<Turn>> calls;
-    for (int i = 0; i < samples_; ++i) {
-      TurnInfo info;
-      if (!one_per_agent_) {
-        info.turn = "sample";
-        info.sample = i;
+    std::vector<ChatMessage> messages = {ChatMessage{"user", task_prompt(debate.task())}};
+    std::vector<Turn> turns;
+    if (one_per_agent_) {
+      // Named: the calls hold references to the agents until when_all has run them.
+      const std::vector<Agent> askers = debate.agents(static_cast<std::size_t>(samples_));
+      std::vector<Async<Turn>> calls;
+      for (const Agent& agent : askers) {
+        TurnInfo info;
+        calls.push_back(debate.ask(agent, messages, std::move(info)));
       }
-      std::vector<ChatMessage> messages = {ChatMessage{"user", task_prompt(debate.task())}};
-      calls.push_back(debate.ask(askers[static_cast<std::size_t>(i)], std::move(messages), std::move(info)));
+      turns = co_await when_all(std::move(calls));
+    } else {
+      // One agent's samples are identical requests: one request with n where the server allows.
+      const Agent agent = debate.agents(1)[0];
+      TurnInfo info;
+      info.turn = "sample";
+      turns = co_await debate.ask_samples(agent, std::move(messages), std::move(info), samples_);
     }
     std::vector<Answer> answers;
-    for (auto& turn : co_await when_all(std::move(calls))) answers.push_back(turn.answer);
+    for (const Turn& turn : turns) answers.push_back(turn.answer);
     const VoteResult vote = majority_vote(answers, debate.task().answer_type);
     debate.event(0, "vote", describe(vote));
     co_return vote.winner;

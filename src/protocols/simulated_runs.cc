@@ -7,8 +7,28 @@
 namespace parley::simulated {
 
 RecordingSimulator::RecordingSimulator(EventLoop& loop, SimulatorParams params, Completion completion,
-                                       std::uint64_t scramble_seed)
-    : loop_(loop), params_(std::move(params)), completion_(completion), scramble_seed_(scramble_seed) {}
+                                       std::uint64_t scramble_seed, bool batches)
+    : loop_(loop),
+      params_(std::move(params)),
+      completion_(completion),
+      scramble_seed_(scramble_seed),
+      batches_(batches) {}
+
+Async<std::vector<ChatResult>> RecordingSimulator::chat_n(ChatRequest request, int n) {
+  if (!batches_) co_return co_await LlmClient::chat_n(std::move(request), n);
+  ++batched_calls;
+  std::vector<ChatResult> results;
+  const int first = request.note.sample;
+  for (int i = 0; i < n; ++i) {
+    request.note.sample = first + i;
+    keys.push_back(cache_key(request));
+    ChatResponse response = sim::simulate_reply(params_, params_.profiles.at("default"), request);
+    chats.push_back(Exchange{request, response.text});
+    results.emplace_back(std::move(response));
+  }
+  co_await complete();
+  co_return results;
+}
 
 Async<ChatResult> RecordingSimulator::chat(ChatRequest request) {
   keys.push_back(cache_key(request));
@@ -74,6 +94,7 @@ Transcript run_on(LlmClient& client, EventLoop& loop, const ProtocolInfo& info, 
   for (const char* name : {"a1", "a2", "a3"}) setup.agent_pool.push_back(Agent{name, &client, "m", Sampling{}, ""});
   setup.budget_tokens = setting.budget;
   setup.best_of = setting.best_of;
+  setup.best_of_jitter = setting.best_of_jitter;
   if (info.uses_embeddings) setup.embedder = Embedder{"e", &client, "em"};
   Transcript transcript;
   auto body = [&]() -> Async<void> { transcript = co_await run_debate(protocol, std::move(setup)); };

@@ -29,18 +29,21 @@ struct Exchange {
 };
 
 // The simulator's replies (a pure function of the request), completing as `completion` says,
-// with every call recorded in the order it was made.
+// with every call recorded in the order it was made. With `batches`, chat_n answers all its
+// samples in one call, as the simulator does; otherwise it is the default, one chat() per sample.
 class RecordingSimulator final : public LlmClient {
  public:
   RecordingSimulator(EventLoop& loop, SimulatorParams params, Completion completion = Completion::kIssueOrder,
-                     std::uint64_t scramble_seed = 0);
+                     std::uint64_t scramble_seed = 0, bool batches = false);
 
   Async<ChatResult> chat(ChatRequest request) override;
+  Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override;
   Async<EmbeddingResult> embed(EmbeddingRequest request) override;
   bool simulated() const override { return true; }
 
   std::vector<std::string> keys;  // the cache key of every call, chats and embeddings
-  std::vector<Exchange> chats;    // every chat call with its reply
+  std::vector<Exchange> chats;    // every chat call with its reply (each sample of a batch)
+  int batched_calls = 0;          // chat_n calls answered at once
 
  private:
   Async<void> complete();
@@ -49,6 +52,7 @@ class RecordingSimulator final : public LlmClient {
   SimulatorParams params_;
   Completion completion_;
   std::uint64_t scramble_seed_;
+  bool batches_;
 };
 
 // Task `index` of a generated set: four-option questions, every fourth one numeric instead.
@@ -64,6 +68,7 @@ std::string bundled_trigger_model(const std::string& source_dir);
 struct RunSetting {
   int best_of = 1;
   std::optional<std::int64_t> budget;  // per-debate token budget
+  double best_of_jitter = kPaperBestOfJitter;
 };
 
 // Runs `protocol` (registered as `info`, configured with `params`) on `task` to the end, with

@@ -223,6 +223,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.judge_panel = unit.protocol->judges;
       setup.judging = unit.protocol->config->judging;
       setup.best_of = unit.protocol->config->best_of;
+      setup.best_of_jitter = unit.protocol->config->best_of_jitter;
       setup.embedder = unit.protocol->embedder;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
       if (transcript.status == DebateStatus::kCancelled) {

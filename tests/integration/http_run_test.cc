@@ -2,6 +2,7 @@
 // loopback, through the real HTTP client: injected faults, record/replay, API key hygiene.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -245,16 +246,81 @@ TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
   EXPECT_EQ(embedding_models, std::vector<std::string>(kTasks, "fake-embed"));
 }
 
+TEST(HttpRun, SelfConsistencyAsksOneRequestPerTurnWhereTheServerTakesN) {
+  std::map<std::string, std::vector<std::int64_t>> prompt_tokens;  // task -> per sample, batched run
+  for (const bool rejects : {false, true}) {
+    SCOPED_TRACE(rejects ? "server rejecting n" : "server taking n");
+    FaultPlan plan;
+    plan.reject_n = rejects;
+    const Handler handler = faulty_handler(plan);
+    std::mutex mutex;
+    std::vector<int> ns;
+    FakeOpenAiServer server([&](const FakeRequest& request) {
+      std::lock_guard lock(mutex);
+      ns.push_back(Json::parse(request.body).value("n", 1));
+      return handler(request);
+    });
+    const auto dir = scratch_dir(rejects ? "http-n-rejected" : "http-n");
+    write_tasks(dir / "tasks.jsonl");
+    write_file(dir / "exp.yaml", "models:\n  - {name: local, backend: openai, base_url: \"" +
+                                     server.base_url() +
+                                     "\", model: fake}\n"
+                                     "agents:\n  - {name: a1, model: local}\n"
+                                     "dataset: {path: tasks.jsonl}\n"
+                                     "protocols:\n  - {name: self_consistency, samples: 5}\n"
+                                     "concurrency: 4\n");
+    const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+
+    const auto transcripts = read_transcripts(dir / "out");
+    ASSERT_EQ(transcripts.size(), static_cast<std::size_t>(kTasks));
+    for (const auto& t : transcripts) {
+      ASSERT_EQ(t["messages"].size(), 5u) << t.dump();
+      std::int64_t prompt = 0;
+      for (std::size_t i = 0; i < 5; ++i) {
+        const Json& m = t["messages"][i];
+        EXPECT_EQ(m["role"], "sample");
+        EXPECT_FALSE(m["tokens_estimated"].get<bool>());
+        // Each choice's share of the reply's completion tokens is its own count here, as the
+        // fake model bills ceil(bytes / 4) per choice.
+        EXPECT_EQ(m["completion_tokens"], (m["text"].get<std::string>().size() + 3) / 4);
+        prompt += m["prompt_tokens"].get<std::int64_t>();
+        if (!rejects) prompt_tokens[t["task_id"]].push_back(m["prompt_tokens"]);
+      }
+      EXPECT_EQ(t["prompt_tokens"], prompt);
+      if (rejects) {
+        // Five requests, each billing the prompt the one request billed once.
+        const std::vector<std::int64_t>& batched = prompt_tokens[t["task_id"]];
+        ASSERT_EQ(batched.size(), 5u);
+        EXPECT_GT(batched[0], 0);
+        EXPECT_EQ(batched, (std::vector<std::int64_t>{batched[0], 0, 0, 0, 0}));
+        for (const auto& m : t["messages"]) EXPECT_EQ(m["prompt_tokens"], batched[0]);
+      }
+    }
+    std::lock_guard lock(mutex);
+    if (rejects) {
+      // One probe, rejected; then every sample alone.
+      EXPECT_EQ(ns.size(), 1u + 5u * kTasks);
+      EXPECT_EQ(std::count(ns.begin(), ns.end(), 5), 1);
+    } else {
+      EXPECT_EQ(ns, std::vector<int>(kTasks, 5));
+    }
+  }
+}
+
 TEST(HttpRun, ImplausibleUsageIsEstimatedMarkedAndDoesNotSpendTheBudget) {
-  // Every reply claims 1e30 or -7 prompt tokens and carries a byte that is not UTF-8. Believed,
-  // the first stops each debate at its first call (budget) and the second is a negative count.
+  // Every reply claims 1e30 or -7 prompt tokens and every choice carries a byte that is not
+  // UTF-8. Believed, the first stops each debate at its first call (budget) and the second is a
+  // negative count.
   FakeOpenAiServer server([](const FakeRequest& request) {
     FakeResponse reply = answer_reply(request);
     Json body = Json::parse(reply.body);
-    body["choices"][0]["message"]["content"] = body["choices"][0]["message"]["content"].get<std::string>() + " @BAD@";
+    for (auto& choice : body["choices"])
+      choice["message"]["content"] = choice["message"]["content"].get<std::string>() + " @BAD@";
     body["usage"]["prompt_tokens"] = "@COUNT@";
     reply.body = body.dump();
-    reply.body.replace(reply.body.find("@BAD@"), 5, "\xFF");
+    for (std::size_t at = reply.body.find("@BAD@"); at != std::string::npos; at = reply.body.find("@BAD@"))
+      reply.body.replace(at, 5, "\xFF");
     reply.body.replace(reply.body.find("\"@COUNT@\""), 9, request.index % 2 == 0 ? "1e30" : "-7");
     return reply;
   });
@@ -438,19 +504,27 @@ TEST(HttpRun, RetryFailedRunsTheFailedDebatesAgainOnceTheServerIsBack) {
   EXPECT_EQ(summary_without_latency(dir / "out"), summary_without_latency(dir / "clean"));
 }
 
-// The fake model (answer_reply), but a reply naming A says no answer at all (re-asked), and
-// every reply is delayed by a random 0-30 ms, so concurrent calls complete in random orders.
-// Counts the requests whose max_tokens the budget lowered below the agents' 1024 in `capped`.
+// The fake model (answer_reply), but a choice naming A says no answer at all (re-asked; a
+// reply with one says it used 10 prompt and 5 completion tokens per choice), and every reply is
+// delayed by a random 0-30 ms, so concurrent calls complete in random orders. Counts the
+// requests whose max_tokens the budget lowered below the agents' 1024 in `capped`.
 Handler shuffling_handler(std::uint32_t seed, std::shared_ptr<std::atomic<int>> capped) {
   auto random = std::make_shared<std::mt19937>(seed);  // the server calls its handler serially
   return [random, capped](const FakeRequest& request) {
     if (Json::parse(request.body).value("max_tokens", 1024) < 1024) ++*capped;
     FakeResponse response = answer_reply(request);
-    const std::string content = Json::parse(response.body)["choices"][0]["message"]["content"];
-    if (content.find("Answer: A\n") != std::string::npos) {
-      CompletionSpec spec;
-      spec.content = "Let me think step by step. It is hard to say.";
-      response = ok_reply(spec);
+    Json body = Json::parse(response.body);
+    bool unanswered = false;
+    for (auto& choice : body["choices"]) {
+      if (choice["message"]["content"].get<std::string>().find("Answer: A\n") == std::string::npos) continue;
+      choice["message"]["content"] = "Let me think step by step. It is hard to say.";
+      unanswered = true;
+    }
+    if (unanswered) {
+      const std::size_t choices = body["choices"].size();
+      body["usage"] = {
+          {"prompt_tokens", 10}, {"completion_tokens", 5 * choices}, {"total_tokens", 10 + 5 * choices}};
+      response.body = body.dump();
     }
     response.delay_ms = static_cast<int>((*random)() % 31);
     return response;

@@ -116,16 +116,22 @@ TEST(Stop, SigintCancelsSimulatedCallsInFlightAndTheResumeMatchesAnUninterrupted
 
 // HTTP calls: half the requests are answered after a minute, the other half get 429 with
 // Retry-After: 60, so at the signal every call is either a transfer in flight or a back-off.
-TEST(Stop, SigtermCancelsHttpTransfersAndRetryBackoffs) {
+// Every call stalls (a 429 asking for a 60 s back-off, or a reply 60 s late) until `stalling`
+// is cleared, but a server's refusal of "n" comes at once. SIGTERM ends the run at once all the
+// same, and a resume completes it.
+void expect_sigterm_to_cancel_stalled_http_calls(bool server_takes_n, std::uint64_t requests_in_flight) {
   std::atomic<bool> stalling{true};
-  FakeOpenAiServer server([&stalling](const FakeRequest& request) {
-    if (!stalling) return answer_reply(request);
+  FaultPlan plan;
+  plan.reject_n = !server_takes_n;
+  const Handler answer = faulty_handler(plan);
+  FakeOpenAiServer server([&stalling, &answer](const FakeRequest& request) {
+    FakeResponse reply = answer(request);
+    if (!stalling || reply.status != 200) return reply;
     if (request.index % 2 == 0) return status_reply(429, 60);
-    FakeResponse slow = answer_reply(request);
-    slow.delay_ms = 60000;
-    return slow;
+    reply.delay_ms = 60000;
+    return reply;
   });
-  const auto dir = scratch_dir("stop-sigterm");
+  const auto dir = scratch_dir(server_takes_n ? "stop-sigterm-n" : "stop-sigterm");
   write_file(dir / "exp.yaml",
              "models:\n  - {name: local, backend: openai, base_url: \"" + server.base_url() +
                  "\", model: fake, timeout_s: 120, max_retries: 3}\n"
@@ -134,8 +140,8 @@ TEST(Stop, SigtermCancelsHttpTransfersAndRetryBackoffs) {
                  "protocols:\n  - {name: single}\n  - {name: self_consistency, samples: 3}\n"
                  "seeds: [1]\nconcurrency: 8\n");
   const pid_t pid = start_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir, "run");
-  // All 4 + 12 calls of the 8 debates have reached the server.
-  ASSERT_TRUE(wait_for([&server] { return server.requests() >= 16; }, milliseconds(20000)));
+  ASSERT_TRUE(wait_for([&server, requests_in_flight] { return server.requests() >= requests_in_flight; },
+                       milliseconds(20000)));
   const auto exit_code = signal_and_wait(pid, SIGTERM, kPrompt);
   ASSERT_TRUE(exit_code.has_value()) << "SIGTERM did not end the run within 3 s";
   EXPECT_EQ(*exit_code, 130);
@@ -144,6 +150,7 @@ TEST(Stop, SigtermCancelsHttpTransfersAndRetryBackoffs) {
             std::string::npos)
       << err;
   EXPECT_TRUE(stored(dir / "out/results.sqlite").empty());
+  EXPECT_EQ(server.requests(), requests_in_flight);  // nothing more was sent
 
   stalling = false;
   const auto resumed = run_parley({"run", "exp.yaml", "--out", "out", "--resume", "--quiet"}, dir);
@@ -151,6 +158,18 @@ TEST(Stop, SigtermCancelsHttpTransfersAndRetryBackoffs) {
   using Rows = std::map<std::pair<std::string, std::string>, int>;
   EXPECT_EQ(stored(dir / "out/results.sqlite"),
             (Rows{{{"single", "completed"}, 4}, {{"self_consistency", "completed"}, 4}}));
+}
+
+TEST(Stop, SigtermCancelsHttpTransfersAndRetryBackoffs) {
+  // The server refuses "n": after the refused probe, all 4 + 12 calls of the 8 debates have
+  // reached it.
+  expect_sigterm_to_cancel_stalled_http_calls(/*server_takes_n=*/false, 1 + 4 + 12);
+}
+
+TEST(Stop, SigtermCancelsCallsWaitingForTheProbeOfN) {
+  // The 4 single calls and the first self-consistency batch's one request (the probe of "n")
+  // stall; the three other batches wait for the probe's answer.
+  expect_sigterm_to_cancel_stalled_http_calls(/*server_takes_n=*/true, 4 + 1);
 }
 
 // Holds SQLite's write lock on a run's store from this process, so that a resume blocks in

@@ -67,6 +67,7 @@ struct CompletionSpec {
   std::optional<std::int64_t> cached_tokens;  // usage.prompt_tokens_details.cached_tokens
   std::vector<double> token_logprobs;         // non-empty: choices[0].logprobs.content[i].logprob
   std::string finish_reason = "stop";
+  std::vector<std::string> more_choices;      // contents of choices 1, 2, ... (as asked with "n")
 };
 std::string completion_body(const CompletionSpec& spec);
 FakeResponse ok_reply(const CompletionSpec& spec);
@@ -82,8 +83,10 @@ FakeResponse empty_choices_reply();  // 200 with {"choices": [], ...}
 // The default "model": answers deterministically from the last user message. Content is
 // "Let me think step by step. ...\nAnswer: X\nConfidence: 80%" where X is a letter A-D (only
 // among the offered ones when fewer than four "(A)"-style options appear) or, with no options,
-// a number 0-999; both come from a 64-bit FNV-1a hash of the message. Usage: prompt_tokens =
-// ceil(bytes of all message contents / 4), completion_tokens = ceil(bytes of content / 4).
+// a number 0-999; both come from a 64-bit FNV-1a hash of the message. A request with "n" = k > 1
+// gets k choices, choice i > 0 answering from the hash of the message followed by " #i". Usage:
+// prompt_tokens = ceil(bytes of all message contents / 4) (once, whatever "n"),
+// completion_tokens = the sum over choices of ceil(bytes of content / 4).
 // A body that is not a chat request gets a 400.
 FakeResponse answer_reply(const FakeRequest& request);
 
@@ -100,6 +103,10 @@ struct FaultPlan {
   int every_empty_choices = 0;
   int every_no_usage = 0;  // the fallback's answer without its "usage" object
   int base_delay_ms = 0;   // added to every reply
+  // Servers without "n": a chat request asking for more than one choice gets an HTTP 400
+  // naming "n" (reject_n), or the fallback's answer to it without "n", one choice (ignore_n).
+  bool reject_n = false;
+  bool ignore_n = false;
 };
 Handler faulty_handler(FaultPlan plan, Handler fallback = answer_reply);
 

@@ -24,8 +24,11 @@ constexpr const char* kUsage =
     "usage: fake_openai_server [--port N] [--delay-ms D] [--every-500 N] [--every-429 N]\n"
     "                          [--retry-after-s S] [--every-slow N] [--slow-ms D] [--every-reset N]\n"
     "                          [--every-invalid-json N] [--every-empty-choices N] [--every-no-usage N]\n"
+    "                          [--reject-n | --ignore-n]\n"
     "Serves a deterministic OpenAI-compatible chat endpoint on 127.0.0.1 (port 0: any free one).\n"
-    "Request i gets fault F when i % N_F == N_F - 1. Prints the port, then runs until SIGTERM/SIGINT.\n";
+    "Request i gets fault F when i % N_F == N_F - 1. A request asking for n > 1 choices gets n, or\n"
+    "an HTTP 400 naming n (--reject-n), or one (--ignore-n). Prints the port, then runs until\n"
+    "SIGTERM/SIGINT.\n";
 
 bool parse_int(std::string_view text, int& value) {
   if (text.empty() || text.size() > 9) return false;
@@ -58,11 +61,24 @@ int main(int argc, char** argv) {
       {"--every-no-usage", &plan.every_no_usage},
   };
 
+  const std::vector<std::pair<std::string_view, bool*>> switches = {
+      {"--reject-n", &plan.reject_n},
+      {"--ignore-n", &plan.ignore_n},
+  };
+
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
+    }
+    bool* switched = nullptr;
+    for (const auto& [flag, field] : switches) {
+      if (flag == arg) switched = field;
+    }
+    if (switched != nullptr) {
+      *switched = true;
+      continue;
     }
     // Both "--flag N" and "--flag=N".
     std::string_view name = arg.substr(0, arg.find('='));
@@ -88,6 +104,11 @@ int main(int argc, char** argv) {
       std::cerr << "fake_openai_server: " << name << " wants a non-negative integer, got '" << value << "'\n";
       return 2;
     }
+  }
+
+  if (plan.reject_n && plan.ignore_n) {
+    std::cerr << "fake_openai_server: --reject-n and --ignore-n exclude each other\n";
+    return 2;
   }
 
   // Block the stop signals before the server thread starts so it inherits the mask and

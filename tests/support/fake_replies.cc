@@ -106,11 +106,18 @@ std::string completion_body(const CompletionSpec& spec) {
     }
     choice["logprobs"] = {{"content", std::move(content)}};
   }
+  json choices = json::array({std::move(choice)});
+  for (const std::string& content : spec.more_choices) {
+    choices.push_back({{"index", choices.size()},
+                       {"message", {{"role", "assistant"}, {"content", content}}},
+                       {"logprobs", nullptr},
+                       {"finish_reason", spec.finish_reason}});
+  }
   json body = {{"id", "chatcmpl-fake"},
                {"object", "chat.completion"},
                {"created", 1700000000},
                {"model", "fake-model"},
-               {"choices", json::array({std::move(choice)})}};
+               {"choices", std::move(choices)}};
   if (spec.include_usage) {
     json usage = {{"prompt_tokens", spec.prompt_tokens},
                   {"completion_tokens", spec.completion_tokens},
@@ -193,24 +200,58 @@ FakeResponse answer_reply(const FakeRequest& request) {
   };
   int options = 0;
   while (options < 4 && offers(static_cast<char>('A' + options))) ++options;
-  std::uint64_t hash = fnv1a(question);
-  std::string answer =
-      options > 0 ? std::string(1, static_cast<char>('A' + hash % static_cast<std::uint64_t>(options)))
-                  : std::to_string(hash % 1000);
+  const auto content_answering = [&](const std::string& text) {
+    const std::uint64_t hash = fnv1a(text);
+    const std::string answer =
+        options > 0 ? std::string(1, static_cast<char>('A' + hash % static_cast<std::uint64_t>(options)))
+                    : std::to_string(hash % 1000);
+    return "Let me think step by step. Weighing the question carefully points to one answer.\nAnswer: " +
+           answer + "\nConfidence: 80%";
+  };
+  const json& n = chat.contains("n") ? chat["n"] : json(1);
+  const std::int64_t choices = n.is_number_integer() ? std::max<std::int64_t>(n.get<std::int64_t>(), 1) : 1;
   CompletionSpec spec;
-  spec.content =
-      "Let me think step by step. Weighing the question carefully points to one answer.\nAnswer: " + answer +
-      "\nConfidence: 80%";
-  spec.prompt_tokens = ceil_quarter(prompt_bytes);
+  spec.content = content_answering(question);
   spec.completion_tokens = ceil_quarter(spec.content.size());
+  for (std::int64_t i = 1; i < choices; ++i) {
+    spec.more_choices.push_back(content_answering(question + " #" + std::to_string(i)));
+    spec.completion_tokens += ceil_quarter(spec.more_choices.back().size());
+  }
+  spec.prompt_tokens = ceil_quarter(prompt_bytes);
   return ok_reply(spec);
 }
 
+namespace {
+
+// The number of choices a chat request asks for ("n"; 1 when absent or not a number).
+std::int64_t choices_asked(const FakeRequest& request) {
+  const json chat = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (!chat.is_object() || !chat.contains("n") || !chat["n"].is_number_integer()) return 1;
+  return chat["n"].get<std::int64_t>();
+}
+
+// The request without its "n".
+FakeRequest without_n(const FakeRequest& request) {
+  FakeRequest stripped = request;
+  json chat = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (chat.is_object()) {
+    chat.erase("n");
+    stripped.body = dump(chat);
+  }
+  return stripped;
+}
+
+}  // namespace
+
 Handler faulty_handler(FaultPlan plan, Handler fallback) {
-  return [plan, fallback = std::move(fallback)](const FakeRequest& request) {
-    const std::uint64_t i = request.index;
+  return [plan, fallback = std::move(fallback)](const FakeRequest& asked) {
+    const std::uint64_t i = asked.index;
+    const bool asks_n = (plan.reject_n || plan.ignore_n) && choices_asked(asked) > 1;
+    const FakeRequest request = asks_n && plan.ignore_n ? without_n(asked) : asked;
     FakeResponse response;
-    if (due(plan.every_500, i)) {
+    if (asks_n && plan.reject_n) {
+      response = error_reply(400, "fake server: n > 1 is not supported, ask for one choice");
+    } else if (due(plan.every_500, i)) {
       response = status_reply(500);
     } else if (due(plan.every_429, i)) {
       response = status_reply(429, plan.retry_after_s);

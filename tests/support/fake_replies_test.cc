@@ -105,6 +105,45 @@ TEST(AnswerReply, NumericQuestionsGetANumber) {
             static_cast<int>((content.size() + 3) / 4));
 }
 
+FakeRequest chat_request_with_n(const json& messages, int n) {
+  FakeRequest request = chat_request(messages);
+  json body = json::parse(request.body);
+  body["n"] = n;
+  request.body = body.dump();
+  return request;
+}
+
+TEST(AnswerReply, NChoicesBillThePromptOnceAndEveryChoice) {
+  json messages = json::array({{{"role", "system"}, {"content", "You are terse."}},
+                               {{"role", "user"}, {"content", "Which is largest? (A) 1 (B) 2 (C) 3 (D) 4"}}});
+  const json single = json::parse(answer_reply(chat_request(messages)).body);
+  const json body = json::parse(answer_reply(chat_request_with_n(messages, 3)).body);
+  ASSERT_EQ(body["choices"].size(), 3u);
+  EXPECT_EQ(body["choices"][0], single["choices"][0]);  // choice 0 is the reply without n
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(body["choices"][i]["index"], i);
+    EXPECT_THAT(answer_in(body["choices"][i]["message"]["content"]), ::testing::AnyOf("A", "B", "C", "D"));
+    // Every choice is 106 bytes (see above): 27 tokens each.
+    EXPECT_EQ(body["choices"][i]["message"]["content"].get<std::string>().size(), 106u);
+  }
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 14);
+  EXPECT_EQ(body["usage"]["completion_tokens"], 3 * 27);
+}
+
+TEST(AnswerReply, LaterChoicesAnswerFromTheirOwnHash) {
+  // Over a few questions, some later choice names another letter than choice 0.
+  int differing = 0;
+  for (int q = 0; q < 8; ++q) {
+    json messages =
+        json::array({{{"role", "user"}, {"content", "Q" + std::to_string(q) + " (A) 1 (B) 2 (C) 3 (D) 4"}}});
+    const json body = json::parse(answer_reply(chat_request_with_n(messages, 4)).body);
+    const std::string first = answer_in(body["choices"][0]["message"]["content"]);
+    for (std::size_t i = 1; i < 4; ++i)
+      differing += answer_in(body["choices"][i]["message"]["content"]) != first;
+  }
+  EXPECT_GT(differing, 0);
+}
+
 TEST(AnswerReply, NonChatBodyGets400) {
   FakeRequest request;
   request.body = "not json";
@@ -179,6 +218,25 @@ TEST(FaultyHandler, PicksFaultsByIndexInTheDocumentedOrder) {
     request.index = i;
     EXPECT_EQ(fault_name(handler(request), plan), expected[i]) << "request " << i;
   }
+}
+
+TEST(FaultyHandler, ServersWithoutNRejectOrIgnoreIt) {
+  json messages = json::array({{{"role", "user"}, {"content", "(A) 1 (B) 2"}}});
+  FaultPlan rejecting;
+  rejecting.reject_n = true;
+  const FakeResponse rejected = faulty_handler(rejecting)(chat_request_with_n(messages, 2));
+  EXPECT_EQ(rejected.status, 400);
+  EXPECT_EQ(json::parse(rejected.body)["error"]["message"],
+            "fake server: n > 1 is not supported, ask for one choice");
+  EXPECT_EQ(faulty_handler(rejecting)(chat_request(messages)).body,
+            answer_reply(chat_request(messages)).body);
+
+  FaultPlan ignoring;
+  ignoring.ignore_n = true;
+  EXPECT_EQ(faulty_handler(ignoring)(chat_request_with_n(messages, 2)).body,
+            answer_reply(chat_request(messages)).body);
+  EXPECT_EQ(json::parse(faulty_handler(FaultPlan{})(chat_request_with_n(messages, 2)).body)["choices"].size(),
+            2u);
 }
 
 TEST(FaultyHandler, NoFaultsMeansTheFallback) {

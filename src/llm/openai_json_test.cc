@@ -69,7 +69,7 @@ TEST(ChatRequestBody, InvalidUtf8IsReplacedNotThrown) {
 // The bodies nlohmann::json wrote before the direct writer: the reference it must match byte
 // for byte.
 std::string nlohmann_chat_body(const std::string& model, const std::vector<ChatMessage>& messages,
-                               const Sampling& sampling) {
+                               const Sampling& sampling, int n = 1) {
   json list = json::array();
   for (const auto& m : messages) list.push_back({{"role", m.role}, {"content", m.content}});
   json body = {{"model", model},
@@ -79,6 +79,7 @@ std::string nlohmann_chat_body(const std::string& model, const std::vector<ChatM
                {"max_tokens", sampling.max_tokens}};
   if (sampling.seed) body["seed"] = *sampling.seed;
   if (sampling.logprobs) body["logprobs"] = true;
+  if (n > 1) body["n"] = n;
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -145,6 +146,9 @@ TEST(ChatRequestBody, SamplingValuesAreWrittenAsNlohmannJsonWroteThem) {
       sampling.logprobs = top_p < 1.0;
       EXPECT_EQ(chat_request_body("m", messages, sampling), nlohmann_chat_body("m", messages, sampling))
           << temperature << " " << top_p;
+      const int n = static_cast<int>(temperature * 10) % 5 + 1;  // 1 (no "n") to 5
+      EXPECT_EQ(chat_request_body("m", messages, sampling, n), nlohmann_chat_body("m", messages, sampling, n))
+          << temperature << " " << top_p << " n=" << n;
     }
   }
   // JSON has no NaN or infinity: such a value is sent as null, as nlohmann::json sent it.

@@ -379,6 +379,15 @@ TEST(ParseChatResponse, PlausibleUsageIsBelievedUpToTheLimit) {
       prompt, 5000);
   EXPECT_FALSE(hidden.usage.estimated);
   EXPECT_EQ(hidden.usage.completion_tokens, 9000);
+  // Returned reasoning counts with the text: 300 + 200 bytes, max_tokens 0, allow
+  // 4096 + 2 · 500 = 5096 completion tokens and no more.
+  const std::string content = '"' + std::string(300, 't') + R"(", "reasoning_content": ")" + std::string(200, 'r') + '"';
+  for (const int tokens : {5096, 5097}) {
+    ChatResponse shown = parse_ok(
+        reply_with_usage(content, R"({"prompt_tokens": 0, "completion_tokens": )" + std::to_string(tokens) + "}"),
+        prompt, 0);
+    EXPECT_EQ(shown.usage.estimated, tokens > 5096) << tokens;
+  }
 }
 
 TEST(ParseChatResponse, UnreadableLogprobsAreDroppedNotTheReply) {

@@ -70,6 +70,9 @@ TEST(Ad, WordsAreLetterRunsAndEmptyArgumentsAreIdentical) {
   // {caf, ver}; J = 1/2, AD = 1/2.
   t.messages = {turn(0, "a1", "caf\xC3\xA9 na\xC3\xAFve"), turn(0, "a2", "CAF ver")};
   EXPECT_NEAR(*interaction_metrics(t).ad, 0.5, 1e-15);
+  // Every ASCII letter, either case, belongs to the word: one word each, the same, AD = 0.
+  t.messages = {turn(0, "a1", "abcdefghijklmnopqrstuvwxyz"), turn(0, "a2", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")};
+  EXPECT_EQ(*interaction_metrics(t).ad, 0.0);
 }
 
 TEST(Ad, UndefinedForOneTurn) {

@@ -52,6 +52,12 @@ TEST(JsonWriter, KeysOfAnyLengthAreWrittenWhole) {
     JsonWriter(out).begin_object().key(name).null().end_object();
     EXPECT_EQ(out, "{\"" + name + "\":null}") << length;
   }
+  // Keys made only of bytes that need escapes are escaped too.
+  for (const std::string name : {"\"", "\\", "\"\""}) {
+    std::string out;
+    JsonWriter(out).begin_object().key(name).null().end_object();
+    EXPECT_EQ(out, "{" + nlohmann_string(name) + ":null}") << name;
+  }
 }
 
 TEST(JsonWriter, EscapesAsJsonRequires) {

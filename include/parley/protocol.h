@@ -224,6 +224,17 @@ class Debate {
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                    const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats,
                    Batch* batch = nullptr);
+  // call() before and after its reply: the request sent and its record placed (`Issued`), then
+  // the reply recorded, its budget settled and its answer parsed.
+  struct Issued {
+    Async<ChatResult> reply;
+    std::size_t slot = 0;          // its record in transcript_.messages
+    std::int64_t reservation = 0;  // budget held until the reply's usage is known
+  };
+  Issued issue(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
+               const std::string& turn, std::optional<std::size_t> repeats, Batch* batch);
+  Call complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse_answer,
+                std::size_t slot, std::int64_t reservation, ChatResult result);
   // A turn's call and its re-asks; the first call joins `batch` when given.
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   // ask() without best-of: ask_once, and the answer remembered as the agent's latest.
@@ -232,10 +243,10 @@ class Debate {
   void remember(const std::string& agent, const Answer& answer);
   // Records a `shared_role` event for each judge that is also a seated debater (once each).
   void note_shared_roles();
-  // A call that failed after its retries: its budget reservation returned, `record` stored in
-  // `slot` with the error, and the debate ended with "<what> failed after N attempt(s): ...".
-  [[noreturn]] void fail_call(std::size_t slot, MessageRecord record, const CallError& error,
-                              std::int64_t reservation, const std::string& what);
+  // A call that failed after its retries: its budget reservation returned, its record in
+  // `slot` given the error, and the debate ended with "<what> failed after N attempt(s): ...".
+  [[noreturn]] void fail_call(std::size_t slot, const CallError& error, std::int64_t reservation,
+                              const std::string& what);
 
   DebateSetup setup_;
   // Every reply reaches the protocol in the order its call was issued, so nothing the debate

@@ -237,6 +237,11 @@ class Debate {
                 std::size_t slot, std::int64_t reservation, ChatResult result);
   // A turn's call and its re-asks; the first call joins `batch` when given.
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
+  // The re-asks after an unparsable `reply`, each continuing the turn's conversation
+  // (`messages`): `reply` becomes the last one and `slots` gains their records.
+  Async<void> reask(const Agent& agent, std::vector<ChatMessage> messages, const TurnInfo& info, Call& reply,
+                    std::vector<std::size_t>& slots);
+  static Draft draft_of(const Agent& agent, const TurnInfo& info, Call& reply, std::vector<std::size_t> slots);
   // ask() without best-of: ask_once, and the answer remembered as the agent's latest.
   Async<Turn> ask_sample(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);

@@ -386,18 +386,27 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
 Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                       Batch* batch) {
   Call reply = co_await call(agent, messages, info, info.turn, true, std::nullopt, batch);
-  Draft draft;
-  draft.slots.push_back(reply.slot);
-  const std::size_t first_call = reply.slot;
+  std::vector<std::size_t> slots{reply.slot};
+  // The re-asks' messages and replies live in a frame of their own, only when needed.
+  if (setup_.reask_unparsed > 0 && !reply.answer.parsed()) co_await reask(agent, std::move(messages), info, reply, slots);
+  co_return draft_of(agent, info, reply, std::move(slots));
+}
+
+Async<void> Debate::reask(const Agent& agent, std::vector<ChatMessage> messages, const TurnInfo& info, Call& reply,
+                          std::vector<std::size_t>& slots) {
+  const std::size_t first_call = slots.front();
   for (int reask = 0; reask < setup_.reask_unparsed && !reply.answer.parsed(); ++reask) {
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
     reply = co_await call(agent, messages, info, "reask", true, first_call);
-    draft.slots.push_back(reply.slot);
+    slots.push_back(reply.slot);
   }
-  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(reply.answer),
-                    std::move(reply.response.logprobs)};
-  co_return draft;
+}
+
+Debate::Draft Debate::draft_of(const Agent& agent, const TurnInfo& info, Call& reply, std::vector<std::size_t> slots) {
+  return Draft{Turn{agent.name, info.round, std::move(reply.response.text), std::move(reply.answer),
+                    std::move(reply.response.logprobs)},
+               std::move(slots)};
 }
 
 // Not a coroutine: the turn's own coroutine is the one returned, with no frame of ask's between.

@@ -224,18 +224,34 @@ class Debate {
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                    const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats,
                    Batch* batch = nullptr);
+  // call() before and after its reply: the request sent and its record placed (`Issued`), then
+  // the reply recorded, its budget settled and its answer parsed.
+  struct Issued {
+    Async<ChatResult> reply;
+    std::size_t slot = 0;          // its record in transcript_.messages
+    std::int64_t reservation = 0;  // budget held until the reply's usage is known
+  };
+  Issued issue(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
+               const std::string& turn, std::optional<std::size_t> repeats, Batch* batch);
+  Call complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse_answer,
+                std::size_t slot, std::int64_t reservation, ChatResult result);
   // A turn's call and its re-asks; the first call joins `batch` when given.
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
+  // The re-asks after an unparsable `reply`, each continuing the turn's conversation
+  // (`messages`): `reply` becomes the last one and `slots` gains their records.
+  Async<void> reask(const Agent& agent, std::vector<ChatMessage> messages, const TurnInfo& info, Call& reply,
+                    std::vector<std::size_t>& slots);
+  static Draft draft_of(const Agent& agent, const TurnInfo& info, Call& reply, std::vector<std::size_t> slots);
   // ask() without best-of: ask_once, and the answer remembered as the agent's latest.
   Async<Turn> ask_sample(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   Async<Turn> ask_best_of(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info);
   void remember(const std::string& agent, const Answer& answer);
   // Records a `shared_role` event for each judge that is also a seated debater (once each).
   void note_shared_roles();
-  // A call that failed after its retries: its budget reservation returned, `record` stored in
-  // `slot` with the error, and the debate ended with "<what> failed after N attempt(s): ...".
-  [[noreturn]] void fail_call(std::size_t slot, MessageRecord record, const CallError& error,
-                              std::int64_t reservation, const std::string& what);
+  // A call that failed after its retries: its budget reservation returned, its record in
+  // `slot` given the error, and the debate ended with "<what> failed after N attempt(s): ...".
+  [[noreturn]] void fail_call(std::size_t slot, const CallError& error, std::int64_t reservation,
+                              const std::string& what);
 
   DebateSetup setup_;
   // Every reply reaches the protocol in the order its call was issued, so nothing the debate

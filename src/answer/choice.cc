@@ -8,6 +8,7 @@
 //      option listing ("B. Jupiter") and does not say the agent does not know.
 // A bare letter elsewhere is never taken: "A farmer has..." and "I think..." are words.
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -32,14 +33,20 @@ std::optional<std::string> parse_choice(std::string_view reply, const std::vecto
     return std::nullopt;
   };
 
-  const auto declined = answer_scan::no_answer_clauses(text, own.sentences, answer_scan::Unanswerable::kDeclines);
+  // The declining clauses are found only when a candidate needs them: most replies end in an
+  // answer statement that names an option, and then no clause is looked at.
+  std::optional<std::vector<answer_scan::Span>> declined;
+  auto is_declined = [&](std::string_view part) {
+    if (!declined) declined = answer_scan::no_answer_clauses(text, own.sentences, answer_scan::Unanswerable::kDeclines);
+    const auto begin = static_cast<std::size_t>(part.data() - text.data());
+    return answer_scan::overlaps(*declined, begin, begin + part.size());
+  };
   const auto statements = own.statements();
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
     const std::string_view payload = answer_scan::before_confidence(it->payload);
     const OptionPick pick = matcher.read_payload(payload);
     if (pick.kind != OptionPick::Kind::kNone) return decide(pick);
-    const auto begin = static_cast<std::size_t>(payload.data() - text.data());
-    if (answer_scan::overlaps(declined, begin, begin + payload.size())) return std::nullopt;
+    if (is_declined(payload)) return std::nullopt;
   }
 
   std::vector<std::string_view> lines;
@@ -52,8 +59,7 @@ std::optional<std::string> parse_choice(std::string_view reply, const std::vecto
   }
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     if (answer_scan::is_confidence_line(*it)) continue;
-    const auto begin = static_cast<std::size_t>(it->data() - text.data());
-    if (answer_scan::overlaps(declined, begin, begin + it->size())) return std::nullopt;
+    if (is_declined(*it)) return std::nullopt;
     return decide(matcher.read_option_text_line(*it));
   }
   return std::nullopt;

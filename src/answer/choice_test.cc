@@ -23,6 +23,12 @@ TEST(ParseChoice, LetterForms) {
   EXPECT_EQ(choice("  [a]  "), "A");
 }
 
+TEST(ParseChoice, ADecliningClauseHoldsNoAnswer) {
+  // The last line names one option's text, but inside a clause that declines to answer.
+  EXPECT_EQ(choice("Let me think.\nI'm not sure it is Jupiter."), std::nullopt);
+  EXPECT_EQ(choice("Let me think.\nIt is Jupiter."), "B");
+}
+
 TEST(ParseChoice, AnswerStatements) {
   EXPECT_EQ(choice("Answer: B"), "B");
   EXPECT_EQ(choice("The answer is (C)."), "C");

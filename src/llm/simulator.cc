@@ -120,12 +120,11 @@ class SimulatorClient final : public LlmClient {
                   double delay_ms)
       : loop_(loop), params_(std::move(params)), profile_(profile), delay_ms_(delay_ms) {}
 
+  // The reply is written when the call is made (it is a function of the request alone), and
+  // the request let go: a call in flight holds only its reply, in a small frame (deliver).
   Async<ChatResult> chat(ChatRequest request) override {
     ChatResponse response = sim::simulate_reply(*params_, profile_, request);
-    co_await pause();
-    if (loop_.cancelled()) co_return cancelled();
-    response.latency_ms = delay_ms_;
-    co_return ChatResult(std::move(response));
+    return deliver(std::move(response));
   }
 
   // The replies chat() gives each sample index (a simulated server bills every sample its
@@ -137,13 +136,7 @@ class SimulatorClient final : public LlmClient {
       request.note.sample = first + i;
       responses.push_back(sim::simulate_reply(*params_, profile_, request));
     }
-    co_await pause();
-    std::vector<ChatResult> results;
-    for (ChatResponse& response : responses) {
-      response.latency_ms = delay_ms_;
-      results.push_back(loop_.cancelled() ? ChatResult(cancelled()) : ChatResult(std::move(response)));
-    }
-    co_return results;
+    return deliver_all(std::move(responses));
   }
 
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
@@ -161,6 +154,23 @@ class SimulatorClient final : public LlmClient {
   bool simulated() const override { return true; }
 
  private:
+  Async<ChatResult> deliver(ChatResponse response) {
+    co_await pause();
+    if (loop_.cancelled()) co_return cancelled();
+    response.latency_ms = delay_ms_;
+    co_return ChatResult(std::move(response));
+  }
+
+  Async<std::vector<ChatResult>> deliver_all(std::vector<ChatResponse> responses) {
+    co_await pause();
+    std::vector<ChatResult> results;
+    for (ChatResponse& response : responses) {
+      response.latency_ms = delay_ms_;
+      results.push_back(loop_.cancelled() ? ChatResult(cancelled()) : ChatResult(std::move(response)));
+    }
+    co_return results;
+  }
+
   // A call in flight when the loop is cancelled ends as a server's call would.
   static CallError cancelled() { return CallError{CallErrorKind::kCancelled, 0, "the run was stopped"}; }
 

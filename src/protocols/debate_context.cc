@@ -219,21 +219,24 @@ void Debate::remember(const std::string& agent_name, const Answer& answer) {
   latest_.emplace_back(agent_name, answer);
 }
 
-void Debate::fail_call(std::size_t slot, MessageRecord record, const CallError& error, std::int64_t reservation,
-                       const std::string& what) {
+void Debate::fail_call(std::size_t slot, const CallError& error, std::int64_t reservation, const std::string& what) {
   if (budget_remaining_) *budget_remaining_ += reservation;
+  MessageRecord& record = transcript_.messages[slot];
   record.attempts = error.attempts;
   record.error = fmt::format("{}: {}", call_error_kind_name(error.kind), error.message);
   const std::string reason = fmt::format("{} failed after {} attempt(s): {}", what, error.attempts, *record.error);
-  transcript_.messages[slot] = std::move(record);
   throw DebateHalt{error.kind == CallErrorKind::kCancelled ? DebateStatus::kCancelled : DebateStatus::kFailed, reason};
 }
 
-Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
-                                 const TurnInfo& info, const std::string& turn, bool parse,
-                                 std::optional<std::size_t> repeats, Batch* batch) {
+// call() is split in two plain functions around its one suspension, issue() and complete():
+// a coroutine keeps every local in its frame, and a frame per call in flight is what ten
+// thousand debates in flight hold, so the request, the record and the parsed answer are built
+// on the stack instead.
+Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
+                             const std::string& turn, std::optional<std::size_t> repeats, Batch* batch) {
   ChatRequest request;
   request.model = agent.model;
+  request.messages.reserve(messages.size() + 1);
   if (!agent.system_prompt.empty()) request.messages.push_back(ChatMessage{"system", agent.system_prompt});
   request.messages.insert(request.messages.end(), messages.begin(), messages.end());
   request.sampling = agent.sampling;
@@ -281,20 +284,22 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   record.agent = agent.name;
   record.role = turn;
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
-  transcript_.messages.push_back(record);
-  Async<ChatResult> reply = batch != nullptr ? batch->join(*agent.client, std::move(request))
-                                             : agent.client->chat(std::move(request));
-  ChatResult result = co_await issue_order_.run(std::move(reply));
+  transcript_.messages.push_back(std::move(record));
+  return Issued{batch != nullptr ? batch->join(*agent.client, std::move(request)) : agent.client->chat(std::move(request)),
+                slot, reservation};
+}
 
+Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse,
+                              std::size_t slot, std::int64_t reservation, ChatResult result) {
   if (auto* error = std::get_if<CallError>(&result)) {
-    fail_call(slot, std::move(record), *error, reservation,
-              fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
+    fail_call(slot, *error, reservation, fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
   }
   auto& response = std::get<ChatResponse>(result);
   if (budget_remaining_) {
     *budget_remaining_ += reservation - response.usage.prompt_tokens - response.usage.completion_tokens;
   }
   Answer answer = parse ? parse_answer(response.text, *setup_.task) : Answer{};
+  MessageRecord& record = transcript_.messages[slot];
   record.prompt_tokens = response.usage.prompt_tokens;
   record.completion_tokens = response.usage.completion_tokens;
   record.cached_tokens = response.usage.cached_tokens;
@@ -310,12 +315,19 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
     record.min_token_logprob = response.logprobs->min_token_logprob;
     record.perplexity = response.logprobs->perplexity;
   }
-  transcript_.messages[slot] = std::move(record);
   if (budget_remaining_ && *budget_remaining_ < 0) {
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
   }
-  co_return Call{std::move(response), slot, std::move(answer)};
+  return Call{std::move(response), slot, std::move(answer)};
+}
+
+Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
+                                 const TurnInfo& info, const std::string& turn, bool parse,
+                                 std::optional<std::size_t> repeats, Batch* batch) {
+  Issued issued = issue(agent, messages, info, turn, repeats, batch);
+  ChatResult result = co_await issue_order_.run(std::move(issued.reply));
+  co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result));
 }
 
 Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about) {
@@ -347,15 +359,15 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.agent = embedder.name;
   record.role = "embedding";
   record.text = fmt::format("embedded {} text(s): {}", inputs, about);
-  transcript_.messages.push_back(record);
+  transcript_.messages.push_back(std::move(record));
   Async<EmbeddingResult> reply = embedder.client->embed(std::move(request));
   EmbeddingResult result = co_await issue_order_.run(std::move(reply));
   if (auto* error = std::get_if<CallError>(&result)) {
-    fail_call(slot, std::move(record), *error, reservation,
-              fmt::format("embedding call ({}) in round {}", about, round));
+    fail_call(slot, *error, reservation, fmt::format("embedding call ({}) in round {}", about, round));
   }
   auto& response = std::get<EmbeddingResponse>(result);
   if (budget_remaining_) *budget_remaining_ += reservation - response.usage.prompt_tokens;
+  record = std::move(transcript_.messages[slot]);
   record.prompt_tokens = response.usage.prompt_tokens;
   record.cached_tokens = response.usage.cached_tokens;
   record.tokens_estimated = response.usage.estimated;
@@ -374,23 +386,33 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
 Async<Debate::Draft> Debate::ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                       Batch* batch) {
   Call reply = co_await call(agent, messages, info, info.turn, true, std::nullopt, batch);
-  Draft draft;
-  draft.slots.push_back(reply.slot);
-  const std::size_t first_call = reply.slot;
+  std::vector<std::size_t> slots{reply.slot};
+  // The re-asks' messages and replies live in a frame of their own, only when needed.
+  if (setup_.reask_unparsed > 0 && !reply.answer.parsed()) co_await reask(agent, std::move(messages), info, reply, slots);
+  co_return draft_of(agent, info, reply, std::move(slots));
+}
+
+Async<void> Debate::reask(const Agent& agent, std::vector<ChatMessage> messages, const TurnInfo& info, Call& reply,
+                          std::vector<std::size_t>& slots) {
+  const std::size_t first_call = slots.front();
   for (int reask = 0; reask < setup_.reask_unparsed && !reply.answer.parsed(); ++reask) {
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", reask_prompt(*setup_.task)});
     reply = co_await call(agent, messages, info, "reask", true, first_call);
-    draft.slots.push_back(reply.slot);
+    slots.push_back(reply.slot);
   }
-  draft.turn = Turn{agent.name, info.round, std::move(reply.response.text), std::move(reply.answer),
-                    std::move(reply.response.logprobs)};
-  co_return draft;
 }
 
+Debate::Draft Debate::draft_of(const Agent& agent, const TurnInfo& info, Call& reply, std::vector<std::size_t> slots) {
+  return Draft{Turn{agent.name, info.round, std::move(reply.response.text), std::move(reply.answer),
+                    std::move(reply.response.logprobs)},
+               std::move(slots)};
+}
+
+// Not a coroutine: the turn's own coroutine is the one returned, with no frame of ask's between.
 Async<Turn> Debate::ask(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info) {
-  if (setup_.best_of > 1) co_return co_await ask_best_of(agent, std::move(messages), std::move(info));
-  co_return co_await ask_sample(agent, std::move(messages), std::move(info), nullptr);
+  if (setup_.best_of > 1) return ask_best_of(agent, std::move(messages), std::move(info));
+  return ask_sample(agent, std::move(messages), std::move(info), nullptr);
 }
 
 Async<Turn> Debate::ask_sample(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,

@@ -4,9 +4,11 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -37,6 +39,7 @@ struct Answer {
   std::string reply;
   bool close_after = false;
   std::chrono::milliseconds delay{0};
+  std::size_t piece_bytes = 0;  // > 0: sent in pieces this long, a millisecond apart
 };
 
 // A request as the server saw it.
@@ -99,6 +102,8 @@ class ScriptedServer {
       const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) return;
       const int connection = ++accepted_;
+      const int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // pieces go out as they are sent
       std::lock_guard lock(mutex_);
       open_.push_back(fd);
       connections_.emplace_back([this, fd, connection] { serve(fd, connection); });
@@ -125,7 +130,9 @@ class ScriptedServer {
         for (auto waited = 0ms; waited < answer.delay && !stopping_; waited += 10ms) std::this_thread::sleep_for(10ms);
         std::string_view out = answer.reply;
         while (!out.empty()) {
-          const ssize_t sent = ::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+          const std::size_t piece = answer.piece_bytes > 0 ? std::min(answer.piece_bytes, out.size()) : out.size();
+          if (answer.piece_bytes > 0) std::this_thread::sleep_for(1ms);
+          const ssize_t sent = ::send(fd, out.data(), piece, MSG_NOSIGNAL);
           if (sent <= 0) break;
           out.remove_prefix(static_cast<std::size_t>(sent));
         }
@@ -263,6 +270,21 @@ TEST_P(TransportTest, ChunkedAndCloseDelimitedBodiesAreRead) {
   server.start();
   expect_reply(post(request_to(server.url())), 200, "hello, world");
   expect_reply(post(request_to(server.url())), 201, "until the close");
+}
+
+// A reply cut anywhere (inside the status line, a header, a chunk size) is put back together.
+TEST_P(TransportTest, RepliesArrivingInPiecesAreReassembled) {
+  ScriptedServer server([](std::size_t i) {
+    if (i == 0) return Answer{reply_with_length("{\"a\":1}", "Retry-After: 7\r\n"), false, 0ms, 3};
+    return Answer{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n",
+                  false, 0ms, 2};
+  });
+  server.start();
+  const HttpResponse first = post(request_to(server.url()));
+  expect_reply(first, 200, "{\"a\":1}");
+  EXPECT_EQ(first.retry_after_s, 7.0);
+  expect_reply(post(request_to(server.url())), 200, "hello, world");
+  EXPECT_EQ(server.connections(), 1);
 }
 
 // "Connection: close" means the connection is not used again, even if the server leaves it open.

@@ -295,16 +295,17 @@ class NativeHttpTransport final : public WaitableTransport {
       const int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // a request is one write; send it now
       auto* connection = new Connection{fd, transfer.url->origin};
-      epoll_event event{};
-      event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-      event.data.ptr = connection;
-      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
+      const socklen_t length = address.sin6_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+      if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), length) != 0 && errno != EINPROGRESS) {
         last_error = errno;
         discard(connection);
         continue;
       }
-      const socklen_t length = address.sin6_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
-      if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), length) != 0 && errno != EINPROGRESS) {
+      // Added once connecting: a socket not yet connecting would report itself writable at once.
+      epoll_event event{};
+      event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+      event.data.ptr = connection;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
         last_error = errno;
         discard(connection);
         continue;

@@ -40,6 +40,7 @@ struct Answer {
   bool close_after = false;
   std::chrono::milliseconds delay{0};
   std::size_t piece_bytes = 0;  // > 0: sent in pieces this long, a millisecond apart
+  bool reset_after = false;     // then reset the connection (RST, not FIN)
 };
 
 // A request as the server saw it.
@@ -136,7 +137,11 @@ class ScriptedServer {
           if (sent <= 0) break;
           out.remove_prefix(static_cast<std::size_t>(sent));
         }
-        if (answer.close_after) open = false;
+        if (answer.reset_after) {
+          const linger abort_on_close{1, 0};
+          ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+        }
+        if (answer.close_after || answer.reset_after) open = false;
       }
     }
     std::lock_guard lock(mutex_);
@@ -380,6 +385,27 @@ TEST_P(TransportTest, ServerClosingMidBodyIsAConnectionFailure) {
   expect_failure(post(request_to(server.url())), Failure::kConnection);
 }
 
+TEST_P(TransportTest, ResetMidBodyIsAConnectionFailure) {
+  ScriptedServer server([](std::size_t) {
+    Answer answer{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial\":"};
+    answer.reset_after = true;
+    return answer;
+  });
+  server.start();
+  const auto started = Clock::now();
+  expect_failure(post(request_to(server.url())), Failure::kConnection);
+  EXPECT_LT(Clock::now() - started, 2000ms);  // at once, not at the timeout
+}
+
+// An interim "100 Continue" is skipped; the reply that follows is the one returned.
+TEST_P(TransportTest, AnInterimReplyIsSkipped) {
+  ScriptedServer server([](std::size_t) { return Answer{"HTTP/1.1 100 Continue\r\n\r\n" + reply_with_length("final")}; });
+  server.start();
+  expect_reply(post(request_to(server.url())), 200, "final");
+  expect_reply(post(request_to(server.url())), 200, "final");
+  EXPECT_EQ(server.connections(), 1);
+}
+
 TEST_P(TransportTest, ServerClosingWithoutReplyingIsAConnectionFailure) {
   ScriptedServer server([](std::size_t) { return Answer{"", true}; });
   server.start();
@@ -474,6 +500,51 @@ TEST(NativeHttpTransport, AHeaderWithALineBreakIsRefusedWithoutEchoingIt) {
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->failure, Failure::kConnection);
   EXPECT_EQ(response->failure_message, "a request header holds a line break");
+}
+
+// The native transport's failure messages name what failed and where, never what was sent.
+TEST(NativeHttpTransport, FailureMessagesSayWhatFailed) {
+  EventLoop loop;
+  auto transport = make_native_http_transport(loop);
+  loop.set_io(transport.get());
+  ScriptedServer slow([](std::size_t) { return Answer{reply_with_length("late"), false, 3000ms}; });
+  slow.start();
+  ScriptedServer full([](std::size_t) { return Answer{}; }, /*backlog=*/0);  // never accepts
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(full.port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    fillers.push_back(fd);
+  }
+  int refused_port = 0;
+  {
+    ScriptedServer closed([](std::size_t) { return Answer{}; });
+    refused_port = closed.port();
+  }
+  const std::string slow_url = slow.url(), full_url = full.url();
+  const std::string refused_url = "http://127.0.0.1:" + std::to_string(refused_port) + "/v1";
+  std::vector<HttpResponse> responses(3);
+  auto one = [&](std::size_t i, const std::string& url, std::chrono::milliseconds connect_timeout) -> Async<void> {
+    HttpRequest request;
+    request.url = url;
+    request.timeout = 400ms;
+    request.connect_timeout = connect_timeout;
+    responses[i] = co_await transport->post(request);
+  };
+  loop.spawn(one(0, slow_url, 300ms));  // connected at once; no reply in time
+  loop.spawn(one(1, full_url, 200ms));
+  loop.spawn(one(2, refused_url, 200ms));
+  loop.run();
+  for (int fd : fillers) ::close(fd);
+  EXPECT_EQ(responses[0].failure_message, "no complete reply within 400 ms");
+  EXPECT_EQ(responses[1].failure_message,
+            "connecting to 127.0.0.1:" + std::to_string(full.port()) + " timed out after 200 ms");
+  EXPECT_EQ(responses[2].failure_message,
+            "could not connect to 127.0.0.1:" + std::to_string(refused_port) + ": Connection refused");
 }
 
 // The router sends a URL with credentials to libcurl and a plain one to the native transport,

@@ -90,7 +90,6 @@ struct Transfer {
   bool timed = false;
   bool connecting = false;
   std::size_t address_index = 0;  // which of the origin's addresses is being connected to
-  bool retried_stale = false;
   std::string head;       // request line and headers
   std::size_t sent = 0;   // bytes of head and body written
   bool reply_started = false;
@@ -242,7 +241,6 @@ class NativeHttpTransport final : public WaitableTransport {
   static bool fail_at_start(Transfer& transfer, std::string message) {
     transfer.response.failure = Failure::kConnection;
     transfer.response.failure_message = std::move(message);
-    transfer.response.elapsed_ms = 0.0;
     return false;
   }
 
@@ -482,10 +480,9 @@ class NativeHttpTransport final : public WaitableTransport {
   }
 
   // A kept-alive connection the server closed while it was idle: nothing of this reply came, so
-  // the request is sent again, once, on a new connection.
+  // the request is sent again on a new connection. Once: a new connection is never stale.
   bool retry_if_stale(Transfer& transfer) {
-    if (transfer.retried_stale || transfer.reply_started || !transfer.connection->served) return false;
-    transfer.retried_stale = true;
+    if (transfer.reply_started || !transfer.connection->served) return false;
     close_connection(transfer);
     transfer.sent = 0;
     transfer.parser.reset();
@@ -569,7 +566,6 @@ class NativeHttpTransport final : public WaitableTransport {
   void detach(Transfer& transfer) {
     if (transfer.connection != nullptr) transfer.connection->transfer = nullptr;
     transfer.connection = nullptr;
-    transfer.connecting = false;
   }
 
   void close_connection(Transfer& transfer) {
@@ -589,8 +585,7 @@ class NativeHttpTransport final : public WaitableTransport {
   }
 
   void make_idle(Connection& connection) {
-    Origin& origin = *connection.origin;
-    connection.previous_idle = nullptr;
+    Origin& origin = *connection.origin;  // connection.previous_idle is null: it is in no list
     connection.next_idle = origin.idle;
     if (origin.idle != nullptr) origin.idle->previous_idle = &connection;
     origin.idle = &connection;

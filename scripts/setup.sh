@@ -7,7 +7,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libcurl4-openssl-dev   # HTTP client (multi interface)
+  libcurl4-openssl-dev   # HTTP client (multi interface): https, proxies, names to look up
+  libboost-dev           # Boost.Beast (headers only): parses replies on the native plain-http transport
   nlohmann-json3-dev     # JSON at the edges
   libsimdjson-dev        # fast JSON reading on the hot path (server replies, stored transcripts)
   libyaml-cpp-dev        # experiment files

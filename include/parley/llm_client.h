@@ -65,7 +65,7 @@ struct HttpResponse {
   std::string failure_message;
 };
 
-// Runs HTTP POSTs concurrently on the event loop (libcurl multi, keep-alive pooling).
+// Runs HTTP POSTs concurrently on the event loop, keeping connections alive between them.
 // Owned by the caller; must outlive every client using it. Once the loop is cancelled, every
 // transfer in flight and every later post() ends at once with Failure::kCancelled.
 class HttpTransport : public IoDriver {
@@ -74,7 +74,18 @@ class HttpTransport : public IoDriver {
   virtual std::size_t in_flight() const = 0;
 };
 
+// The transport a run uses: plain http:// to an IPv4/IPv6 literal or localhost (no credentials
+// in the URL, no proxy variable set: http_proxy, HTTP_PROXY, all_proxy, ALL_PROXY) goes to the
+// native transport, everything else to libcurl (made on first use). The environment variable
+// PARLEY_HTTP_TRANSPORT=curl sends everything through libcurl (for a server the native
+// transport does not get on with); "auto" or unset routes. Throws std::invalid_argument for any
+// other value.
+std::unique_ptr<HttpTransport> make_http_transport(EventLoop& loop);
+// libcurl multi for every URL it supports (https, proxies, name lookups, credentials).
 std::unique_ptr<HttpTransport> make_curl_transport(EventLoop& loop);
+// HTTP/1.1 on parley's own non-blocking sockets, replies parsed by Boost.Beast: plain http:// to
+// an IP literal or localhost only; any other URL fails at once (kConnection).
+std::unique_ptr<HttpTransport> make_native_http_transport(EventLoop& loop);
 
 // ---- Retry policy --------------------------------------------------------------------------
 

@@ -12,13 +12,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <coroutine>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,61 +27,19 @@
 #include <utility>
 #include <vector>
 
+#include "http_support.h"
 #include "parley/llm_client.h"
 #include "parley/version.h"
+#include "waitable_transport.h"
 
 namespace parley {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Thousands of concurrent connections need thousands of descriptors; the default soft limit
-// (often 1024) is far below the hard limit.
-rlim_t raise_open_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
-  if (limit.rlim_cur < limit.rlim_max) {
-    rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_max;
-    // RLIM_INFINITY is refused for NOFILE (the kernel caps it at nr_open); try a large value.
-    if (raised.rlim_cur == RLIM_INFINITY) raised.rlim_cur = 1 << 20;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  return limit.rlim_cur;
-}
-
-rlim_t init_process_once() {
+void init_process_once() {
   static std::once_flag once;
-  static rlim_t open_file_limit = 1024;
-  std::call_once(once, [] {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    open_file_limit = raise_open_file_limit();
-  });
-  return open_file_limit;
-}
-
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (char c : text) out.push_back(static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
-// "Retry-After: 2" (seconds form); the HTTP-date form is ignored.
-std::optional<double> parse_retry_after(std::string_view line) {
-  constexpr std::string_view kName = "retry-after:";
-  if (line.size() < kName.size()) return std::nullopt;
-  for (std::size_t i = 0; i < kName.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(line[i])) != kName[i]) return std::nullopt;
-  }
-  std::string value(line.substr(kName.size()));
-  char* end = nullptr;
-  const double seconds = std::strtod(value.c_str(), &end);
-  if (end == value.c_str() || !std::isfinite(seconds) || seconds < 0) return std::nullopt;
-  for (; *end != '\0'; ++end) {
-    if (!std::isspace(static_cast<unsigned char>(*end))) return std::nullopt;
-  }
-  return seconds;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 class CurlTransport;
@@ -143,7 +98,7 @@ struct Transfer {
 // multi the cost per request grows with the number of connections (10,000 in flight made it
 // quadratic). Each shard has its own cache; a new transfer goes to the least busy shard
 // (the first on ties, so sequential requests keep reusing one connection).
-class CurlTransport final : public HttpTransport {
+class CurlTransport final : public WaitableTransport {
  public:
   static constexpr std::uint32_t kShards = 8;
   // curl reads a response through one buffer per easy handle, 16 KiB by default: with ten
@@ -152,7 +107,8 @@ class CurlTransport final : public HttpTransport {
   static constexpr long kReceiveBufferBytes = 4096;
 
   explicit CurlTransport(EventLoop& loop) : loop_(loop) {
-    const rlim_t open_files = init_process_once();
+    init_process_once();
+    const rlim_t open_files = http::raise_open_file_limit_once();
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
     // Keep every connection we opened for reuse (curl's default cache is tiny), leaving
@@ -192,14 +148,20 @@ class CurlTransport final : public HttpTransport {
 
   std::size_t in_flight() const override { return in_flight_; }
   bool busy() const override { return in_flight_ > 0; }
+  int wait_fd() const override { return epoll_fd_; }
+  std::optional<Clock::time_point> next_deadline() const override {
+    std::optional<Clock::time_point> earliest;
+    for (const auto& shard : shards_) {
+      if (shard->deadline && (!earliest || *shard->deadline < *earliest)) earliest = shard->deadline;
+    }
+    return earliest;
+  }
 
   void poll(std::chrono::milliseconds max_wait) override {
     auto wait = std::max(max_wait, std::chrono::milliseconds(0));
-    const auto now = Clock::now();
-    for (const auto& shard : shards_) {
-      if (!shard->deadline) continue;
+    if (const auto deadline = next_deadline()) {
       // Round up: waking before curl's deadline would only spin.
-      auto until = std::chrono::ceil<std::chrono::milliseconds>(*shard->deadline - now);
+      auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
       wait = std::clamp(until, std::chrono::milliseconds(0), wait);
     }
     const int ready = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
@@ -361,7 +323,8 @@ class CurlTransport final : public HttpTransport {
     HeaderList built{{lines.begin(), lines.end()}, nullptr};
     std::vector<std::string> sent = built.lines;
     sent.emplace_back("Expect:");
-    if (std::none_of(lines.begin(), lines.end(), [](const std::string& line) { return is_user_agent(line); }))
+    if (std::none_of(lines.begin(), lines.end(),
+                     [](const std::string& line) { return http::header_named(line, "user-agent"); }))
       sent.emplace_back("User-Agent: parley/" PARLEY_VERSION);
     for (const std::string& line : sent) {
       curl_slist* appended = curl_slist_append(built.list, line.c_str());
@@ -373,15 +336,6 @@ class CurlTransport final : public HttpTransport {
     }
     header_lists_.push_back(std::move(built));
     return header_lists_.back().list;
-  }
-
-  static bool is_user_agent(std::string_view line) {
-    constexpr std::string_view kName = "user-agent:";
-    if (line.size() < kName.size()) return false;
-    for (std::size_t i = 0; i < kName.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(line[i])) != kName[i]) return false;
-    }
-    return true;
   }
 
   static bool fail_to_start(Transfer& transfer, std::string message) {
@@ -420,7 +374,7 @@ class CurlTransport final : public HttpTransport {
         } else {
           response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
                                                                 : HttpResponse::Failure::kConnection;
-          std::string detail = one_line(transfer->handle->error);
+          std::string detail = http::one_line(transfer->handle->error);
           response.failure_message = detail.empty() ? curl_easy_strerror(result)
                                                     : std::string(curl_easy_strerror(result)) + ": " + detail;
         }
@@ -469,8 +423,10 @@ class CurlTransport final : public HttpTransport {
     std::string_view line(data, size * count);
     if (line.starts_with("HTTP/")) {
       transfer->response.retry_after_s.reset();  // a new response (after a 1xx) starts over
-    } else if (auto seconds = parse_retry_after(line)) {
-      transfer->response.retry_after_s = seconds;
+    } else if (http::header_named(line, "retry-after")) {
+      if (auto seconds = http::retry_after_seconds(line.substr(std::string_view("retry-after:").size()))) {
+        transfer->response.retry_after_s = seconds;
+      }
     }
     return size * count;
   }
@@ -523,6 +479,10 @@ Transfer::~Transfer() {
 
 }  // namespace
 
-std::unique_ptr<HttpTransport> make_curl_transport(EventLoop& loop) { return std::make_unique<CurlTransport>(loop); }
+std::unique_ptr<WaitableTransport> make_waitable_curl_transport(EventLoop& loop) {
+  return std::make_unique<CurlTransport>(loop);
+}
+
+std::unique_ptr<HttpTransport> make_curl_transport(EventLoop& loop) { return make_waitable_curl_transport(loop); }
 
 }  // namespace parley

@@ -1,4 +1,6 @@
-// OpenAI client + curl transport against FakeOpenAiServer on loopback.
+// OpenAI client against FakeOpenAiServer on loopback, every test on both transports: libcurl's
+// and the routing one a run uses (which serves these http://127.0.0.1 URLs natively and sends a
+// URL with credentials to libcurl).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -94,10 +96,15 @@ ChatRequest question(const std::string& text = "What is 2+2?") {
   return request;
 }
 
-// One event loop with the curl transport as its I/O driver.
+enum class TransportKind { kCurl, kRouted };
+
+// One event loop with an HTTP transport as its I/O driver.
 class Harness {
  public:
-  Harness() : transport_(make_curl_transport(loop_)) { loop_.set_io(transport_.get()); }
+  explicit Harness(TransportKind kind)
+      : transport_(kind == TransportKind::kCurl ? make_curl_transport(loop_) : make_http_transport(loop_)) {
+    loop_.set_io(transport_.get());
+  }
   ~Harness() { loop_.set_io(nullptr); }
   EventLoop& loop() { return loop_; }
 
@@ -146,6 +153,17 @@ class Harness {
   std::unique_ptr<HttpTransport> transport_;
 };
 
+class OpenAiClient : public ::testing::TestWithParam<TransportKind> {};
+class OpenAiClientChatN : public ::testing::TestWithParam<TransportKind> {};
+
+std::string transport_name(const ::testing::TestParamInfo<TransportKind>& param) {
+  return param.param == TransportKind::kCurl ? "Curl" : "Routed";
+}
+INSTANTIATE_TEST_SUITE_P(BothTransports, OpenAiClient, ::testing::Values(TransportKind::kCurl, TransportKind::kRouted),
+                         transport_name);
+INSTANTIATE_TEST_SUITE_P(BothTransports, OpenAiClientChatN,
+                         ::testing::Values(TransportKind::kCurl, TransportKind::kRouted), transport_name);
+
 // By value: callers pass temporaries.
 ChatResponse ok(const ChatResult& result) {
   if (const auto* error = std::get_if<CallError>(&result)) {
@@ -187,10 +205,10 @@ EmbeddingRequest texts_to_embed() {
   return request;
 }
 
-TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
+TEST_P(OpenAiClient, SendsTheRequestAndParsesTheReply) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.base_url += "/";  // a trailing slash is tolerated
   auto client = harness.client(options);
@@ -230,12 +248,12 @@ TEST(OpenAiClient, SendsTheRequestAndParsesTheReply) {
   EXPECT_FALSE(body.contains("logprobs"));
 }
 
-TEST(OpenAiClient, MissingUsageIsEstimated) {
+TEST_P(OpenAiClient, MissingUsageIsEstimated) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec spec = answer_spec("hello");
   spec.include_usage = false;
   FakeOpenAiServer server(scripted(recorder, {ok_reply(spec)}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   ChatRequest request = question();
   const ChatResponse response = ok(harness.run_one(*client, request));
@@ -244,14 +262,14 @@ TEST(OpenAiClient, MissingUsageIsEstimated) {
   EXPECT_EQ(response.usage.completion_tokens, 2);  // ceil(5 / 4)
 }
 
-TEST(OpenAiClient, CachedTokensReasoningAndLogprobs) {
+TEST_P(OpenAiClient, CachedTokensReasoningAndLogprobs) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec spec = answer_spec("Answer: C");
   spec.reasoning_content = "First, consider C.";
   spec.cached_tokens = 8;
   spec.token_logprobs = {-0.1, -0.5, -2.0};
   FakeOpenAiServer server(scripted(recorder, {ok_reply(spec)}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   ChatRequest request = question();
   request.sampling.logprobs = true;
@@ -274,12 +292,12 @@ FakeResponse raw_reply(std::string body) {
   return reply;
 }
 
-TEST(OpenAiClient, ImplausibleUsageIsReplacedByTheEstimateAndMarked) {
+TEST_P(OpenAiClient, ImplausibleUsageIsReplacedByTheEstimateAndMarked) {
   auto recorder = std::make_shared<Recorder>();
   const std::string choice = R"({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": )";
   FakeOpenAiServer server(scripted(recorder, {raw_reply(choice + R"({"prompt_tokens": 1e30, "completion_tokens": 5}})"),
                                               raw_reply(choice + R"({"prompt_tokens": -7, "completion_tokens": 5}})")}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const ChatRequest request = question();
   // The prompt is 15 + 12 bytes: the limit is 4096 + 2 * 27 = 4150.
@@ -296,24 +314,24 @@ TEST(OpenAiClient, ImplausibleUsageIsReplacedByTheEstimateAndMarked) {
   }
 }
 
-TEST(OpenAiClient, InvalidUtf8ContentIsKeptWithReplacements) {
+TEST_P(OpenAiClient, InvalidUtf8ContentIsKeptWithReplacements) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(
       recorder, {raw_reply("{\"choices\": [{\"message\": {\"content\": \"Answer: B \xFF\xFE caf\xC3\"}}]}")}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const ChatResponse response = ok(harness.run_one(*client, question()));
   EXPECT_EQ(response.text, "Answer: B \xEF\xBF\xBD\xEF\xBF\xBD caf\xEF\xBF\xBD");
   EXPECT_EQ(response.warnings, (std::vector<std::string>{"invalid UTF-8 in the reply replaced by U+FFFD"}));
 }
 
-TEST(OpenAiClient, NonFiniteLogprobsDropTheLogprobsNotTheReply) {
+TEST_P(OpenAiClient, NonFiniteLogprobsDropTheLogprobsNotTheReply) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(
       recorder, {raw_reply(R"({"choices": [{"message": {"content": "Answer: C"}, "logprobs": {"content": [
                    {"token": "Answer", "logprob": -0.25}, {"token": ":", "logprob": NaN},
                    {"token": " C", "logprob": -Infinity}]}}], "usage": {"prompt_tokens": 9, "completion_tokens": 3}})")}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   ChatRequest request = question();
   request.sampling.logprobs = true;
@@ -420,10 +438,10 @@ class EndlessReplyServer {
   std::thread thread_;
 };
 
-TEST(OpenAiClient, EndlessReplyStopsAtTheDefaultLimitAndIsNotRetried) {
+TEST_P(OpenAiClient, EndlessReplyStopsAtTheDefaultLimitAndIsNotRetried) {
   constexpr std::uint64_t kMiB = 1 << 20;
   EndlessReplyServer server(/*chunked=*/true, 0);  // 200 MB and more, no length announced
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   EXPECT_EQ(options.max_reply_bytes, 64 * kMiB);
   auto client = harness.client(options);
@@ -439,9 +457,9 @@ TEST(OpenAiClient, EndlessReplyStopsAtTheDefaultLimitAndIsNotRetried) {
   EXPECT_LT(server.body_bytes_sent(), 96 * kMiB);
 }
 
-TEST(OpenAiClient, DeclaredLengthOverTheLimitFailsBeforeTheBody) {
+TEST_P(OpenAiClient, DeclaredLengthOverTheLimitFailsBeforeTheBody) {
   EndlessReplyServer server(/*chunked=*/false, 200'000'000);
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_reply_bytes = 1 << 20;
   auto client = harness.client(options);
@@ -452,11 +470,11 @@ TEST(OpenAiClient, DeclaredLengthOverTheLimitFailsBeforeTheBody) {
   EXPECT_LT(server.body_bytes_sent(), 32u << 20);
 }
 
-TEST(OpenAiClient, ReplyOfExactlyTheLimitIsRead) {
+TEST_P(OpenAiClient, ReplyOfExactlyTheLimitIsRead) {
   auto recorder = std::make_shared<Recorder>();
   const FakeResponse reply = ok_reply(answer_spec());
   FakeOpenAiServer server(scripted(recorder, {reply}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_reply_bytes = reply.body.size();
   auto client = harness.client(options);
@@ -466,10 +484,10 @@ TEST(OpenAiClient, ReplyOfExactlyTheLimitIsRead) {
   EXPECT_EQ(failed(harness.run_one(*tight, question())).kind, CallErrorKind::kTooLarge);
 }
 
-TEST(OpenAiClient, ServerErrorIsRetried) {
+TEST_P(OpenAiClient, ServerErrorIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(500), ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const ChatResponse response = ok(harness.run_one(*client, question()));
   EXPECT_EQ(response.text, "Answer: B");
@@ -477,10 +495,10 @@ TEST(OpenAiClient, ServerErrorIsRetried) {
   EXPECT_EQ(server.requests(), 2u);
 }
 
-TEST(OpenAiClient, RetryAfterIsHonoured) {
+TEST_P(OpenAiClient, RetryAfterIsHonoured) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(429, 1), ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const ChatResponse response = ok(harness.run_one(*client, question()));
   EXPECT_EQ(response.attempts, 2);
@@ -489,12 +507,12 @@ TEST(OpenAiClient, RetryAfterIsHonoured) {
   EXPECT_GE(arrivals[1] - arrivals[0], std::chrono::milliseconds(950));
 }
 
-TEST(OpenAiClient, BackOffDoesNotHoldAPermit) {
+TEST_P(OpenAiClient, BackOffDoesNotHoldAPermit) {
   // One permit; the first request is told to wait a second. The second request must be
   // served during that wait, not after it.
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(429, 1), ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_concurrency = 1;
   auto client = harness.client(options);
@@ -508,12 +526,12 @@ TEST(OpenAiClient, BackOffDoesNotHoldAPermit) {
   EXPECT_LT(arrivals[1] - arrivals[0], std::chrono::milliseconds(500));
 }
 
-TEST(OpenAiClient, SlowServerTimesOutAfterRetries) {
+TEST_P(OpenAiClient, SlowServerTimesOutAfterRetries) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse slow = ok_reply(answer_spec());
   slow.delay_ms = 2000;
   FakeOpenAiServer server(scripted(recorder, {slow}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.timeout_s = 0.3;
   options.retry.max_retries = 2;
@@ -529,12 +547,12 @@ TEST(OpenAiClient, SlowServerTimesOutAfterRetries) {
 
 // A cancel ends every call at once whatever it waits on: a transfer in flight, a back-off
 // before a retry, a permit. Nothing is retried after it and no new request is sent.
-TEST(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
+TEST_P(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse slow = ok_reply(answer_spec());
   slow.delay_ms = 60000;
   FakeOpenAiServer server(scripted(recorder, {slow, status_reply(429, 60), slow}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_concurrency = 2;
   options.timeout_s = 120.0;
@@ -563,24 +581,24 @@ TEST(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
   }
 }
 
-TEST(OpenAiClient, ResetMidBodyIsRetried) {
+TEST_P(OpenAiClient, ResetMidBodyIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse reset = ok_reply(answer_spec());
   reset.reset_mid_body = true;
   FakeOpenAiServer server(scripted(recorder, {reset, ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const ChatResponse response = ok(harness.run_one(*client, question()));
   EXPECT_EQ(response.text, "Answer: B");
   EXPECT_EQ(response.attempts, 2);
 }
 
-TEST(OpenAiClient, PersistentResetIsAConnectionError) {
+TEST_P(OpenAiClient, PersistentResetIsAConnectionError) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse reset = ok_reply(answer_spec());
   reset.reset_mid_body = true;
   FakeOpenAiServer server(scripted(recorder, {reset}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const CallError error = failed(harness.run_one(*client, question()));
   EXPECT_EQ(error.kind, CallErrorKind::kConnection) << error.message;
@@ -589,13 +607,13 @@ TEST(OpenAiClient, PersistentResetIsAConnectionError) {
   EXPECT_EQ(error.message.find('\n'), std::string::npos);
 }
 
-TEST(OpenAiClient, RefusedConnectionIsAConnectionError) {
+TEST_P(OpenAiClient, RefusedConnectionIsAConnectionError) {
   int port = 0;
   {
     FakeOpenAiServer closed([](const FakeRequest& r) { return answer_reply(r); });
     port = closed.port();
   }
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options;
   options.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   options.model = "m";
@@ -607,11 +625,11 @@ TEST(OpenAiClient, RefusedConnectionIsAConnectionError) {
   EXPECT_EQ(error.attempts, 2);
 }
 
-TEST(OpenAiClient, InvalidJsonAndEmptyChoicesAreBadResponses) {
+TEST_P(OpenAiClient, InvalidJsonAndEmptyChoicesAreBadResponses) {
   for (const FakeResponse& reply : {invalid_json_reply(), empty_choices_reply()}) {
     auto recorder = std::make_shared<Recorder>();
     FakeOpenAiServer server(scripted(recorder, {reply}));
-    Harness harness;
+    Harness harness(GetParam());
     EndpointOptions options = options_for(server);
     options.retry.max_retries = 1;
     auto client = harness.client(options);
@@ -622,15 +640,15 @@ TEST(OpenAiClient, InvalidJsonAndEmptyChoicesAreBadResponses) {
   // A bad reply followed by a good one succeeds.
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {invalid_json_reply(), empty_choices_reply(), ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   EXPECT_EQ(ok(harness.run_one(*client, question())).attempts, 3);
 }
 
-TEST(OpenAiClient, ClientErrorIsNotRetried) {
+TEST_P(OpenAiClient, ClientErrorIsNotRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(400), ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const CallError error = failed(harness.run_one(*client, question()));
   EXPECT_EQ(error.kind, CallErrorKind::kHttpStatus);
@@ -640,10 +658,10 @@ TEST(OpenAiClient, ClientErrorIsNotRetried) {
   EXPECT_EQ(server.requests(), 1u);
 }
 
-TEST(OpenAiClient, ExhaustedRetriesReturnTheLastError) {
+TEST_P(OpenAiClient, ExhaustedRetriesReturnTheLastError) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(500), status_reply(502), status_reply(503)}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.retry.max_retries = 2;
   auto client = harness.client(options);
@@ -652,14 +670,14 @@ TEST(OpenAiClient, ExhaustedRetriesReturnTheLastError) {
   EXPECT_EQ(error.attempts, 3);
 }
 
-TEST(OpenAiClient, ApiKeyIsSentButNeverReported) {
+TEST_P(OpenAiClient, ApiKeyIsSentButNeverReported) {
   const std::string key = "sk-parley-test-9f8e7d6c5b4a";
   auto recorder = std::make_shared<Recorder>();
   FakeResponse rejected;
   rejected.status = 401;
   rejected.body = json{{"error", {{"message", "Incorrect API key provided: " + key + "."}}}}.dump();
   FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), rejected}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   auto client = harness.client_with_key(options, key);
 
@@ -690,12 +708,12 @@ Handler echoing_authorization(int status, bool json_body) {
   };
 }
 
-TEST(OpenAiClient, UrlCredentialsEchoedInAnErrorBodyAreRedacted) {
+TEST_P(OpenAiClient, UrlCredentialsEchoedInAnErrorBodyAreRedacted) {
   // alice:hunter2 goes out as Basic YWxpY2U6aHVudGVyMg== (curl's doing, without api_key_env).
   for (const int status : {400, 500}) {
     for (const bool json_body : {true, false}) {
       FakeOpenAiServer server(echoing_authorization(status, json_body));
-      Harness harness;
+      Harness harness(GetParam());
       EndpointOptions options = options_for(server);
       options.base_url.insert(std::string("http://").size(), "alice:hunter2@");
       options.retry.max_retries = 0;
@@ -709,10 +727,10 @@ TEST(OpenAiClient, UrlCredentialsEchoedInAnErrorBodyAreRedacted) {
   }
 }
 
-TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
+TEST_P(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
   const std::string key = "sk-parley-echo-5e6f7a8b9c0d1e2f";
   FakeOpenAiServer server(echoing_authorization(500, true));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.retry.max_retries = 0;
   auto client = harness.client_with_key(options, key);
@@ -722,7 +740,7 @@ TEST(OpenAiClient, ApiKeyEchoedInAnErrorBodyIsRedacted) {
 
 // JSON may spell a secret with \u escapes (Go's encoder writes '&' as \u0026): the decoded
 // error text is redacted too.
-TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
+TEST_P(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
   const std::string key = "sk-TOPSECRETKEY123";
   FakeOpenAiServer server([](const FakeRequest&) {
     FakeResponse reply;
@@ -730,7 +748,7 @@ TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
     reply.body = R"({"error":{"message":"key=sk-TOPSECRET\u004bEY123 b64=YWxpY2U6aHVudGVyMg\u003d\u003d pw=hunte\u00722"}})";
     return reply;
   });
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.base_url.insert(std::string("http://").size(), "alice:hunter2@");
   options.retry.max_retries = 0;
@@ -742,13 +760,13 @@ TEST(OpenAiClient, SecretsSpelledWithJsonEscapesAreRedacted) {
   EXPECT_EQ(error.message, "HTTP 400: key=[redacted] b64=[redacted] pw=[redacted]") << error.message;
 }
 
-TEST(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
+TEST_P(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
   // The reason quotes the first 80 bytes of the body, which end inside the key: redacting the
   // quote alone would leave the key's first 14 characters in it.
   const std::string key = "sk-parley-cut-0123456789abcdef";
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {raw_reply(std::string(66, 'x') + " " + key + " not JSON")}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.retry.max_retries = 0;
   auto client = harness.client_with_key(options, key);
@@ -758,10 +776,10 @@ TEST(OpenAiClient, ApiKeyInAnUnreadableReplyIsRedactedBeforeItIsCut) {
   EXPECT_EQ(error.message, "invalid JSON in response: " + std::string(66, 'x') + " [redacted] no...");
 }
 
-TEST(OpenAiClient, KeyWithALineBreakIsRefused) {
+TEST_P(OpenAiClient, KeyWithALineBreakIsRefused) {
   ::setenv("PARLEY_OPENAI_CRLF_TEST_KEY", "sk-abc\r\nX-Injected: yes", 1);
   FakeOpenAiServer server([](const FakeRequest& r) { return answer_reply(r); });
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.api_key_env = "PARLEY_OPENAI_CRLF_TEST_KEY";
   try {
@@ -774,11 +792,11 @@ TEST(OpenAiClient, KeyWithALineBreakIsRefused) {
   EXPECT_EQ(server.requests(), 0u);
 }
 
-TEST(OpenAiClient, UnsetKeyVariableSendsNoAuthorization) {
+TEST_P(OpenAiClient, UnsetKeyVariableSendsNoAuthorization) {
   ::unsetenv("PARLEY_OPENAI_CLIENT_TEST_UNSET");
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.api_key_env = "PARLEY_OPENAI_CLIENT_TEST_UNSET";
   auto client = harness.client(options);
@@ -786,11 +804,11 @@ TEST(OpenAiClient, UnsetKeyVariableSendsNoAuthorization) {
   EXPECT_EQ(recorder->requests().at(0).headers.count("authorization"), 0u);
 }
 
-TEST(OpenAiClient, PerEndpointConcurrencyLimit) {
+TEST_P(OpenAiClient, PerEndpointConcurrencyLimit) {
   FaultPlan plan;
   plan.base_delay_ms = 50;
   FakeOpenAiServer server(faulty_handler(plan));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_concurrency = 8;
   auto client = harness.client(options);
@@ -803,7 +821,7 @@ TEST(OpenAiClient, PerEndpointConcurrencyLimit) {
   EXPECT_GE(server.peak_pending(), 2u);  // concurrency was used at all
 }
 
-TEST(OpenAiClient, APooledHandleCarriesOnlyItsOwnRequest) {
+TEST_P(OpenAiClient, APooledHandleCarriesOnlyItsOwnRequest) {
   // One transport, requests one after another, so each reuses the same pooled curl handle: the
   // URL's credentials, the API key, the path and the reply limit of one request must not
   // reach the next.
@@ -814,7 +832,7 @@ TEST(OpenAiClient, APooledHandleCarriesOnlyItsOwnRequest) {
     recorder->add(request);
     return request.path == "/v1/embeddings" ? embedding : ok_reply(answer_spec());
   });
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions plain_options = options_for(server);
   plain_options.retry.max_retries = 0;
   EndpointOptions with_credentials = plain_options;
@@ -846,21 +864,21 @@ TEST(OpenAiClient, APooledHandleCarriesOnlyItsOwnRequest) {
   for (const auto& request : requests) EXPECT_EQ(request.headers.at("content-type"), "application/json");
 }
 
-TEST(OpenAiClient, SequentialRequestsReuseTheConnection) {
+TEST_P(OpenAiClient, SequentialRequestsReuseTheConnection) {
   FakeOpenAiServer server([](const FakeRequest& r) { return answer_reply(r); });
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   for (int i = 0; i < 200; ++i) ok(harness.run_one(*client, question("q" + std::to_string(i))));
   EXPECT_EQ(server.requests(), 200u);
   EXPECT_LE(server.connections_accepted(), 3u);
 }
 
-TEST(OpenAiClient, ThousandsInFlightFromOneThread) {
+TEST_P(OpenAiClient, ThousandsInFlightFromOneThread) {
   constexpr int kRequests = 1200;
   FaultPlan plan;
   plan.base_delay_ms = 500;
   FakeOpenAiServer server(faulty_handler(plan));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.max_concurrency = 2000;
   options.timeout_s = 30.0;
@@ -877,11 +895,11 @@ TEST(OpenAiClient, ThousandsInFlightFromOneThread) {
   EXPECT_GE(server.peak_pending(), static_cast<std::uint64_t>(kRequests));
 }
 
-TEST(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {
+TEST_P(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {
   const std::string key = "sk-parley-embed-test-1a2b3c";
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {embedding_reply({{0.25, -0.5, 1.0}, {3.0, 0.0, -0.125}}, 11)}));
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.base_url += "//";  // trailing slashes are trimmed as for chat
   auto client = harness.client_with_key(options, key);
@@ -913,10 +931,10 @@ TEST(OpenAiClient, EmbedSendsTheRequestAndParsesTheReply) {
   EXPECT_EQ(json::parse(requests[1].body)["model"], "fake-model");
 }
 
-TEST(OpenAiClient, EmbedServerErrorIsRetried) {
+TEST_P(OpenAiClient, EmbedServerErrorIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(500), embedding_reply({{1.0}, {2.0}})}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const EmbeddingResponse response = ok(harness.embed_one(*client, texts_to_embed()));
   EXPECT_EQ(response.vectors, (std::vector<std::vector<double>>{{1.0}, {2.0}}));
@@ -929,10 +947,10 @@ TEST(OpenAiClient, EmbedServerErrorIsRetried) {
   EXPECT_EQ(requests[1].body, requests[0].body);
 }
 
-TEST(OpenAiClient, EmbedClientErrorIsNotRetried) {
+TEST_P(OpenAiClient, EmbedClientErrorIsNotRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {status_reply(400), embedding_reply({{1.0}, {2.0}})}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const CallError error = failed(harness.embed_one(*client, texts_to_embed()));
   EXPECT_EQ(error.kind, CallErrorKind::kHttpStatus);
@@ -942,10 +960,10 @@ TEST(OpenAiClient, EmbedClientErrorIsNotRetried) {
   EXPECT_EQ(server.requests(), 1u);
 }
 
-TEST(OpenAiClient, EmbedReplyOfTheWrongShapeIsABadResponse) {
+TEST_P(OpenAiClient, EmbedReplyOfTheWrongShapeIsABadResponse) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(scripted(recorder, {embedding_reply({{1.0}})}));  // one vector for two inputs
-  Harness harness;
+  Harness harness(GetParam());
   EndpointOptions options = options_for(server);
   options.retry.max_retries = 1;
   auto client = harness.client(options);
@@ -993,7 +1011,7 @@ FaultPlan server_without_n(bool rejects) {
   return plan;
 }
 
-TEST(OpenAiClientChatN, OneRequestWithNWhereTheServerHonoursIt) {
+TEST_P(OpenAiClientChatN, OneRequestWithNWhereTheServerHonoursIt) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec spec = answer_spec("Answer: A");
   spec.more_choices = {"Answer: B because", "Answer: C"};
@@ -1001,7 +1019,7 @@ TEST(OpenAiClientChatN, OneRequestWithNWhereTheServerHonoursIt) {
   spec.completion_tokens = 22;
   spec.cached_tokens = 16;
   FakeOpenAiServer server(scripted(recorder, {ok_reply(spec)}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   for (int call = 0; call < 2; ++call) {
     const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 3)[0];
@@ -1033,10 +1051,10 @@ TEST(OpenAiClientChatN, OneRequestWithNWhereTheServerHonoursIt) {
   EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.2);
 }
 
-TEST(OpenAiClientChatN, RejectedNIsAskedOncePerSampleFromThenOn) {
+TEST_P(OpenAiClientChatN, RejectedNIsAskedOncePerSampleFromThenOn) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/true))));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   // "Answer briefly." + "What is 2+2?": 27 bytes, ceil(27 / 4) = 7 prompt tokens each time.
   for (int call = 0; call < 2; ++call) {
@@ -1053,7 +1071,7 @@ TEST(OpenAiClientChatN, RejectedNIsAskedOncePerSampleFromThenOn) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1, 1, 1, 1, 1}));
 }
 
-TEST(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
+TEST_P(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
   // llama.cpp's server answers "n" > 1 with an HTTP 500 saying so.
   auto recorder = std::make_shared<Recorder>();
   FakeResponse refused;
@@ -1061,7 +1079,7 @@ TEST(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
   refused.body =
       R"({"error": {"code": 500, "message": "Only one completion choice is allowed", "type": "server_error"}})";
   FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
   ASSERT_EQ(results.size(), 2u);
@@ -1070,10 +1088,10 @@ TEST(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
 }
 
-TEST(OpenAiClientChatN, FewerChoicesThanAskedAreKeptAndTheRestAskedOneByOne) {
+TEST_P(OpenAiClientChatN, FewerChoicesThanAskedAreKeptAndTheRestAskedOneByOne) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/false))));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const std::vector<ChatResult> first_call = run_chat_n(harness, *client, question(), 3)[0];
   ASSERT_EQ(first_call.size(), 3u);
@@ -1085,10 +1103,10 @@ TEST(OpenAiClientChatN, FewerChoicesThanAskedAreKeptAndTheRestAskedOneByOne) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1, 1, 1, 1}));
 }
 
-TEST(OpenAiClientChatN, CallsDuringTheProbeWaitForItsAnswer) {
+TEST_P(OpenAiClientChatN, CallsDuringTheProbeWaitForItsAnswer) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/true))));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const auto batches = run_chat_n(harness, *client, question(), 2, /*batches=*/4);
   for (const auto& results : batches) {
@@ -1100,13 +1118,13 @@ TEST(OpenAiClientChatN, CallsDuringTheProbeWaitForItsAnswer) {
   EXPECT_EQ(std::count(ns.begin(), ns.end(), 2), 1);
 }
 
-TEST(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
+TEST_P(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec two = answer_spec("Answer: A");
   two.more_choices = {"Answer: D"};
   FakeOpenAiServer server(scripted(
       recorder, {status_reply(500), status_reply(500), status_reply(500), status_reply(500), ok_reply(two)}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));  // 3 retries: 4 attempts
   const std::vector<ChatResult> failed_call = run_chat_n(harness, *client, question(), 2)[0];
   ASSERT_EQ(failed_call.size(), 2u);
@@ -1122,7 +1140,7 @@ TEST(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2, 2, 2, 2}));
 }
 
-TEST(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
+TEST_P(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec two = answer_spec("Answer: A");
   two.more_choices = {"Answer: D"};
@@ -1130,7 +1148,7 @@ TEST(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
   too_long.status = 400;
   too_long.body = R"({"error": {"message": "This model's maximum context length is 4096 tokens."}})";
   FakeOpenAiServer server(scripted(recorder, {ok_reply(two), too_long, ok_reply(two)}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 2)[0][1]).text, "Answer: D");
   const std::vector<ChatResult> refused = run_chat_n(harness, *client, question(), 2)[0];
@@ -1141,14 +1159,14 @@ TEST(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2, 2}));
 }
 
-TEST(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
+TEST_P(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
   for (const int status : {400, 422, 499}) {
     auto recorder = std::make_shared<Recorder>();
     FakeResponse unexplained;
     unexplained.status = status;
     unexplained.body = R"({"detail": "Unprocessable Entity"})";
     FakeOpenAiServer server(scripted(recorder, {unexplained, ok_reply(answer_spec())}));
-    Harness harness;
+    Harness harness(GetParam());
     auto client = harness.client(options_for(server));
     const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
     EXPECT_EQ(ok(results[0]).text, "Answer: B") << status;
@@ -1157,14 +1175,14 @@ TEST(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
   }
 }
 
-TEST(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
+TEST_P(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
   // A 500 naming "n" is not retried: the samples are asked alone at once.
   auto recorder = std::make_shared<Recorder>();
   FakeResponse refused;
   refused.status = 500;
   refused.body = R"({"error": {"message": "'n' must be 1"}})";
   FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
   EXPECT_EQ(ok(results[1]).text, "Answer: B");
@@ -1186,7 +1204,7 @@ TEST(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
   EXPECT_EQ(ns_asked(*retried), (std::vector<int>{2, 2, 2}));
 }
 
-TEST(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
+TEST_P(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
   // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe,
   // and takes an unexplained client error as a no.
   auto recorder = std::make_shared<Recorder>();
@@ -1194,7 +1212,7 @@ TEST(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
   unexplained.status = 422;
   unexplained.body = R"({"detail": "Unprocessable Entity"})";
   FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unexplained, ok_reply(answer_spec())}));
-  Harness harness;
+  Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).text, "Answer: B");
   const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];

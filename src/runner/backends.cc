@@ -1,6 +1,7 @@
 #include "runner/backends.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -36,7 +37,11 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
         }
       }
       if (!backends.transport) {
-        backends.transport = make_curl_transport(loop);
+        try {
+          backends.transport = make_http_transport(loop);
+        } catch (const std::invalid_argument& error) {
+          return Error{error.what()};
+        }
         loop.set_io(backends.transport.get());
       }
       client = make_openai_client(loop, *backends.transport, model.endpoint);

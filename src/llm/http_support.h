@@ -1,0 +1,26 @@
+#pragma once
+// What parley's two HTTP transports (libcurl's and the native one) share: reading a Retry-After
+// value, matching a header line by name, one-line failure text, and the descriptor limit that
+// thousands of connections need. Internal to src/llm.
+
+#include <sys/resource.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace parley::http {
+
+// Seconds from a Retry-After value ("2", " 1.5 "); nullopt for the HTTP-date form or junk.
+std::optional<double> retry_after_seconds(std::string_view value);
+
+// Whether `line` is a header "Name: ..." with the name `lowercase_name` (case-insensitive).
+bool header_named(std::string_view line, std::string_view lowercase_name);
+
+// `text` with control characters as spaces and no trailing space: failure messages are one line.
+std::string one_line(std::string_view text);
+
+// Raises the soft limit on open descriptors to the hard limit, once per process; returns it.
+rlim_t raise_open_file_limit_once();
+
+}  // namespace parley::http

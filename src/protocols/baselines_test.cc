@@ -445,7 +445,7 @@ TEST(DebateEmbed, EmbeddingTokensCountAgainstTheBudget) {
   h.loop.spawn(body());
   h.loop.run();
   EXPECT_EQ(left_after_one, 14);
-  EXPECT_EQ(halted, "token budget of 24 spent before embedding two texts in round 1");
+  EXPECT_EQ(halted, "token budget of 24 spent or reserved before embedding two texts in round 1");
   EXPECT_EQ(h.client->embedding_requests.size(), 1u);
 }
 

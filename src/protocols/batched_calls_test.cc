@@ -117,7 +117,7 @@ TEST(BatchedCalls, ABudgetStopSendsTheSamplesThatFitAndHalts) {
   const SampledTurn run = three_samples(h, 450);
   ASSERT_TRUE(run.halt);
   EXPECT_EQ(run.halt->status, DebateStatus::kBudget);
-  EXPECT_EQ(run.halt->reason, "token budget of 450 spent before a1's sample turn in round 0");
+  EXPECT_EQ(run.halt->reason, "token budget of 450 spent or reserved before a1's sample turn in round 0");
   EXPECT_EQ(h.client->n_calls, (std::vector<int>{2}));
   ASSERT_EQ(run.transcript.messages.size(), 2u);
   EXPECT_EQ(run.transcript.messages[0].prompt_tokens, 79);

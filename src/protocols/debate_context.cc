@@ -264,7 +264,7 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
     if (room < kMinCompletionTokens) {
       if (batch != nullptr) batch->withdraw();
       throw DebateHalt{DebateStatus::kBudget,
-                       fmt::format("token budget of {} spent before {}'s {} turn in round {}",
+                       fmt::format("token budget of {} spent or reserved before {}'s {} turn in round {}",
                                    *setup_.budget_tokens, agent.name, turn, info.round)};
     }
     request.sampling.max_tokens =
@@ -336,7 +336,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   if (budget_remaining_) {
     for (const auto& text : texts) reservation += reserved_text_tokens(text);
     if (reservation > *budget_remaining_) {
-      throw DebateHalt{DebateStatus::kBudget, fmt::format("token budget of {} spent before embedding {} in round {}",
+      throw DebateHalt{DebateStatus::kBudget, fmt::format("token budget of {} spent or reserved before embedding {} in round {}",
                                                           *setup_.budget_tokens, about, round)};
     }
     *budget_remaining_ -= reservation;

@@ -16,5 +16,12 @@ TEST(ParseForecast, ImpactLineThenFirstSignedPercentage) {
   EXPECT_FALSE(parse_forecast("step-by-step, no numbers"));
 }
 
+TEST(ParseForecast, AnImpactLineMayBeABulletButNotAnyWordBeforeIt) {
+  EXPECT_EQ(parse_forecast("- Impact: -0.2\nThen +0.5%"), -0.2);
+  EXPECT_EQ(parse_forecast("+ Impact: -0.2\nThen +0.5%"), -0.2);
+  // "x impact:" is no Impact line: the first signed percentage of the text is the forecast.
+  EXPECT_EQ(parse_forecast("x impact: -0.2\nThen +0.5%"), 0.5);
+}
+
 }  // namespace
 }  // namespace parley

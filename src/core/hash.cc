@@ -84,12 +84,18 @@ double Rng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-UniformIndex::UniformIndex(std::uint64_t n) : n_(n), limit_(Rng::max() - Rng::max() % n) {}
+UniformIndex::UniformIndex(std::uint64_t n)
+    : n_(n), limit_(Rng::max() - Rng::max() % n), reciprocal_(Rng::max() / n) {}
 
 std::uint64_t UniformIndex::operator()(Rng& rng) const {
   std::uint64_t x = rng.next();
   while (x >= limit_) x = rng.next();
-  return x % n_;
+  // x % n without a division. reciprocal_ falls short of 2^64 / n by at most 1, so the estimated
+  // quotient falls short of x / n by less than x / 2^64 < 1: it is the quotient or one less.
+  __extension__ using Wide = unsigned __int128;
+  const auto quotient = static_cast<std::uint64_t>((static_cast<Wide>(x) * reciprocal_) >> 64);
+  const std::uint64_t remainder = x - quotient * n_;
+  return remainder >= n_ ? remainder - n_ : remainder;
 }
 
 std::uint64_t Rng::below(std::uint64_t n) { return UniformIndex(n)(*this); }

@@ -35,8 +35,9 @@ std::string hash_hex128(std::string_view bytes);
 
 class Rng;
 
-// Uniform draws from [0, n), n > 0, for many draws with the same n: the rejection limit is
-// computed once. Rng::below(n) gives the same stream.
+// Uniform draws from [0, n), n > 0, for many draws with the same n: the rejection limit and a
+// reciprocal of n are computed once, so a draw needs no division (the bootstrap makes millions).
+// Rng::below(n) gives the same stream.
 class UniformIndex {
  public:
   explicit UniformIndex(std::uint64_t n);
@@ -44,7 +45,8 @@ class UniformIndex {
 
  private:
   std::uint64_t n_;
-  std::uint64_t limit_;  // rejection sampling avoids modulo bias
+  std::uint64_t limit_;       // rejection sampling avoids modulo bias
+  std::uint64_t reciprocal_;  // floor((2^64 - 1) / n): x / n is high64(x * reciprocal_) or one more
 };
 
 // Deterministic generator (xoshiro256**), seeded from one 64-bit value.

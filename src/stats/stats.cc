@@ -49,6 +49,23 @@ Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed, i
   return {quantile_sorted(means, alpha / 2.0), quantile_sorted(means, 1.0 - alpha / 2.0)};
 }
 
+namespace {
+
+// Adds, for each of `width` quantities starting at `first`, the drawn units' values in draw
+// order. The sums live in a fixed-size local array the compiler keeps in vector registers.
+template <std::size_t width>
+void add_drawn(const std::vector<double>& units, const std::vector<std::size_t>& drawn, std::size_t first,
+               double* sums) {
+  double local[width] = {};
+  for (const std::size_t row : drawn) {
+    const double* values = &units[row + first];
+    for (std::size_t k = 0; k < width; ++k) local[k] += values[k];
+  }
+  for (std::size_t k = 0; k < width; ++k) sums[k] = local[k];
+}
+
+}  // namespace
+
 std::vector<Interval> bootstrap_mean_cis(std::span<const std::span<const double>> quantities, std::uint64_t seed,
                                          int resamples, double alpha) {
   const std::size_t k_count = quantities.size();
@@ -58,32 +75,34 @@ std::vector<Interval> bootstrap_mean_cis(std::span<const std::span<const double>
   for (const auto& quantity : quantities) {
     if (quantity.size() != n) throw std::invalid_argument("bootstrap_mean_cis: quantities of different lengths");
   }
-  // Unit-major, so one drawn index reads all of its unit's quantities at once, in rows padded
-  // to whole chunks: the sums of one resample are taken a fixed-width chunk of quantities at a
-  // time, in a local array the compiler keeps in vector registers. Each quantity's sum still
-  // adds its draws in draw order, as bootstrap_means does, so the results are the same to the bit.
-  constexpr std::size_t kChunk = 8;
-  const std::size_t stride = (k_count + kChunk - 1) / kChunk * kChunk;
-  std::vector<double> units(n * stride, 0.0);
+  // Unit-major, so one drawn index reads all of its unit's quantities at once; the sums of a
+  // resample are taken 8, 4, 2 or 1 quantities at a time (no padding lanes to add). Each
+  // quantity's sum still adds its draws in draw order, as bootstrap_means does, so the results
+  // are the same to the bit.
+  std::vector<double> units(n * k_count);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < k_count; ++k) units[i * stride + k] = quantities[k][i];
+    for (std::size_t k = 0; k < k_count; ++k) units[i * k_count + k] = quantities[k][i];
   const std::size_t draws = static_cast<std::size_t>(std::max(resamples, 1));
   std::vector<double> means(k_count * draws);  // quantity-major: each quantity's means together
   std::vector<std::size_t> drawn(n);
+  std::vector<double> sums(k_count);
   Rng rng(seed);
   const UniformIndex index(n);
   for (std::size_t b = 0; b < draws; ++b) {
-    for (std::size_t& row : drawn) row = index(rng) * stride;
-    for (std::size_t first = 0; first < k_count; first += kChunk) {
-      double sums[kChunk] = {};
-      for (const std::size_t row : drawn) {
-        const double* values = &units[row + first];
-        for (std::size_t k = 0; k < kChunk; ++k) sums[k] += values[k];
-      }
-      for (std::size_t k = 0; k < kChunk && first + k < k_count; ++k) {
-        means[(first + k) * draws + b] = sums[k] / static_cast<double>(n);
+    for (std::size_t& row : drawn) row = index(rng) * k_count;
+    for (std::size_t first = 0; first < k_count;) {
+      const std::size_t left = k_count - first;
+      if (left >= 8) {
+        add_drawn<8>(units, drawn, first, &sums[first]), first += 8;
+      } else if (left >= 4) {
+        add_drawn<4>(units, drawn, first, &sums[first]), first += 4;
+      } else if (left >= 2) {
+        add_drawn<2>(units, drawn, first, &sums[first]), first += 2;
+      } else {
+        add_drawn<1>(units, drawn, first, &sums[first]), first += 1;
       }
     }
+    for (std::size_t k = 0; k < k_count; ++k) means[k * draws + b] = sums[k] / static_cast<double>(n);
   }
   for (std::size_t k = 0; k < k_count; ++k) {
     const std::span<double> sorted(&means[k * draws], draws);

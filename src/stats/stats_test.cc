@@ -150,9 +150,10 @@ TEST(Bootstrap, SeveralQuantitiesShareOneStreamOfResamples) {
   // Each interval is the one quantity's own bootstrap_mean_ci with the same seed, to the bit:
   // the same draws, summed in the same order.
   Rng rng(3);
-  for (int trial = 0; trial < 20; ++trial) {
+  for (int trial = 0; trial < 60; ++trial) {
     const std::size_t n = 1 + rng.below(40);
-    std::vector<std::vector<double>> columns(1 + rng.below(6), std::vector<double>(n));
+    // Up to 19 quantities: whole chunks of 8 and every narrower tail (4, 2, 1) are summed.
+    std::vector<std::vector<double>> columns(1 + rng.below(19), std::vector<double>(n));
     for (auto& column : columns)
       for (double& v : column) v = rng.uniform() < 0.3 ? std::floor(rng.uniform(0, 3)) : rng.uniform(-5, 5);
     const std::vector<std::span<const double>> spans(columns.begin(), columns.end());

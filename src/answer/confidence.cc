@@ -132,8 +132,9 @@ std::vector<ConfidenceStatement> confidence_statements(std::string_view text) {
   std::vector<ConfidenceStatement> out;
   // Both labels start with 'c': one pass over the c's finds either.
   static_assert(kLabels[0][0] == 'c' && kLabels[1][0] == 'c');
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((text[i] | 0x20) != 'c') continue;
+  constexpr char kFirstLetters[] = {'c', 'C'};
+  for (std::size_t i = find_byte_of(text, 0, kFirstLetters); i != std::string_view::npos;
+       i = find_byte_of(text, i + 1, kFirstLetters)) {
     for (std::string_view label : kLabels) {
       if (!word_at(text, i, label)) continue;
       const auto token = number_after_label(text, i + label.size());

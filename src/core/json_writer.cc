@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace parley {
 namespace {
@@ -54,39 +58,36 @@ std::string_view escape_of(unsigned char c) {
   return kEscapes[c];
 }
 
-// Whether the 8 bytes at `p` are all plain (printable ASCII, no '"' or '\\'), tested at once
-// (the usual bit tricks on one 64-bit word): most of a reply is passed over 8 bytes at a time.
-bool plain_word(const char* p) {
-  std::uint64_t x;
-  std::memcpy(&x, p, sizeof x);
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
-  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighs; };
-  const std::uint64_t below_space = (x - kOnes * 0x20) & ~x & kHighs;  // a byte < 0x20 (or >= 0x80)
-  return ((x & kHighs) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'))) == 0;
+// Whether byte c is copied into a JSON string as it is: printable ASCII other than '"' and '\\'.
+constexpr bool is_plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+// The position of the first byte at or after `i` that is not plain, or text.size(). Most of a
+// reply is plain: with SSE2 (part of every x86-64) it is passed over 16 bytes at a time.
+std::size_t next_special(std::string_view text, std::size_t i) {
+  const char* data = text.data();
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches them.
+    const __m128i special = _mm_or_si128(_mm_cmplt_epi8(bytes, space),
+                                         _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)));
+    if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+  }
+#endif
+  while (i < text.size() && is_plain(static_cast<unsigned char>(data[i]))) ++i;
+  return i;
 }
 
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
-  // Bytes copied as they are: printable ASCII other than '"' and '\\'.
-  static constexpr std::array<bool, 256> kPlain = [] {
-    std::array<bool, 256> plain{};
-    for (unsigned c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
-    return plain;
-  }();
   const std::size_t start = out.size();
   out += '"';
   std::size_t run = 0;  // start of the bytes not yet appended
-  for (std::size_t i = 0; i < text.size();) {
-    if (i + 8 <= text.size() && plain_word(text.data() + i)) {
-      i += 8;
-      continue;
-    }
+  for (std::size_t i = next_special(text, 0); i < text.size(); i = next_special(text, i)) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (kPlain[c]) {
-      ++i;
-    } else if (c >= 0x80) {
+    if (c >= 0x80) {
       const std::size_t length = utf8_sequence(text, i);
       if (length == 0) {
         // Invalid UTF-8: nlohmann's replacement rules decide which bytes become U+FFFD.
@@ -144,10 +145,7 @@ JsonWriter& JsonWriter::end_array() {
 JsonWriter& JsonWriter::key(std::string_view name) {
   separate();
   // Keys are nearly always plain words, copied as they are.
-  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
-    const auto b = static_cast<unsigned char>(c);
-    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
-  });
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) { return is_plain(static_cast<unsigned char>(c)); });
   if (plain && name.size() <= 60) {  // one append: the quotes and the colon around the name
     char quoted[64];
     quoted[0] = '"';

@@ -99,6 +99,20 @@ TEST(JsonWriter, StringsMatchNlohmannOnRandomBytes) {
   }
 }
 
+// Long plain runs with a rare byte that needs attention at every offset of a 16-byte block:
+// the block scan must stop exactly there, and resume after it.
+TEST(JsonWriter, StringsMatchNlohmannOnLongPlainTextWithRareSpecials) {
+  Rng rng(11);
+  const char* specials[] = {"\"", "\\", "\n", "\x01", "\x1F", "\x7F", "\xC3\xA9", "\xE2\x80\x94", "\xF0\x9F\x98\x80",
+                            "\xC3", "\xFF"};
+  for (int n = 0; n < 5000; ++n) {
+    std::string text(rng.below(90), 'x');
+    for (char& c : text) c = static_cast<char>(0x20 + rng.below(0x5F));  // printable ASCII, may hit '"' or '\\'
+    for (std::uint64_t k = rng.below(3); k > 0; --k) text.insert(rng.below(text.size() + 1), specials[rng.below(std::size(specials))]);
+    ASSERT_EQ(written_string(text), nlohmann_string(text)) << nlohmann::json(text).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  }
+}
+
 TEST(JsonWriter, NumbersMatchNlohmann) {
   EXPECT_EQ(written_number(0.0), "0.0");
   EXPECT_EQ(written_number(-0.0), "-0.0");

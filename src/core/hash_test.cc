@@ -61,5 +61,23 @@ TEST(Rng, BelowCoversRangeUniformly) {
   for (int c : counts) EXPECT_NEAR(c, 10000, 400);
 }
 
+// UniformIndex takes the remainder through a reciprocal: it must equal the plain rejection-then-`%`
+// draw on the same stream, for sizes at every edge of the estimate (powers of two, 2^64 - 1, ...).
+TEST(UniformIndex, EqualsRejectionThenRemainder) {
+  const std::uint64_t max = ~std::uint64_t{0};
+  for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{7}, std::uint64_t{2000},
+                                std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 1, std::uint64_t{1000000007},
+                                std::uint64_t{1} << 63, (std::uint64_t{1} << 63) + 1, max / 3, max - 1, max}) {
+    Rng drawn(n), raw(n);
+    const UniformIndex index(n);
+    const std::uint64_t limit = max - max % n;
+    for (int i = 0; i < 20000; ++i) {
+      std::uint64_t x = raw.next();
+      while (x >= limit) x = raw.next();
+      ASSERT_EQ(index(drawn), x % n) << "n = " << n << ", draw " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace parley

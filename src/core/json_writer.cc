@@ -142,25 +142,36 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::key(std::string_view name) {
+void JsonWriter::plain_key(std::string_view name) {
   separate();
-  // Keys are nearly always plain words, copied as they are.
-  const bool plain = std::all_of(name.begin(), name.end(), [](char c) { return is_plain(static_cast<unsigned char>(c)); });
-  if (plain && name.size() <= 60) {  // one append: the quotes and the colon around the name
+  if (name.size() <= 60) {  // one append: the quotes and the colon around the name
     char quoted[64];
     quoted[0] = '"';
     std::memcpy(quoted + 1, name.data(), name.size());
     quoted[name.size() + 1] = '"';
     quoted[name.size() + 2] = ':';
     out_.append(quoted, name.size() + 3);
-  } else if (plain) {
+  } else {
     out_ += '"';
     out_ += name;
     out_ += "\":";
-  } else {
-    append_json_string(out_, name);
-    out_ += ':';
   }
+  after_key_ = true;
+}
+
+JsonWriter& JsonWriter::key(JsonKey name) {
+  plain_key(name.name());
+  return *this;
+}
+
+JsonWriter& JsonWriter::key_text(std::string_view name) {
+  if (std::all_of(name.begin(), name.end(), [](char c) { return is_plain(static_cast<unsigned char>(c)); })) {
+    plain_key(name);
+    return *this;
+  }
+  separate();
+  append_json_string(out_, name);
+  out_ += ':';
   after_key_ = true;
   return *this;
 }

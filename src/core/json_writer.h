@@ -13,6 +13,24 @@
 
 namespace parley {
 
+// An object key written in the source, checked when the program is compiled to need no escaping
+// (printable ASCII other than '"' and '\\'), so writing it only copies bytes. Keys known only at
+// run time go through JsonWriter::key_text.
+class JsonKey {
+ public:
+  template <std::size_t N>
+  consteval JsonKey(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit by design
+    for (char c : name_) {
+      const auto b = static_cast<unsigned char>(c);
+      if (b < 0x20 || b >= 0x80 || c == '"' || c == '\\') throw "a JsonKey literal must need no escaping";
+    }
+  }
+  std::string_view name() const { return name_; }
+
+ private:
+  std::string_view name_;
+};
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
@@ -21,7 +39,8 @@ class JsonWriter {
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
-  JsonWriter& key(std::string_view name);
+  JsonWriter& key(JsonKey name);
+  JsonWriter& key_text(std::string_view name);  // escaped as a string is, when it needs it
 
   JsonWriter& string(std::string_view text);
   JsonWriter& number(std::int64_t value);
@@ -33,6 +52,7 @@ class JsonWriter {
 
  private:
   void separate();  // the comma before a value or key that is not its container's first
+  void plain_key(std::string_view name);  // `name` needs no escaping
 
   std::string& out_;
   std::vector<unsigned char> first_;  // per open container: no element written yet (1)

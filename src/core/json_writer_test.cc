@@ -38,7 +38,7 @@ TEST(JsonWriter, WritesCompactNestedValues) {
   w.key("d").begin_array().begin_object().key("x").string("y").end_object().begin_object().end_object().end_array();
   w.key("e").number(std::uint64_t{18446744073709551615ULL});
   w.key("f").number(std::int64_t{-9223372036854775807LL - 1});
-  w.key("g\"\n\xC3\xA9").number(0.5);  // a key is escaped as a string is
+  w.key_text("g\"\n\xC3\xA9").number(0.5);  // a key is escaped as a string is
   w.end_object();
   EXPECT_EQ(out,
             R"({"a":[1,2.5,null,true],"b":{},"c":[],"d":[{"x":"y"},{}],"e":18446744073709551615,)"
@@ -49,13 +49,13 @@ TEST(JsonWriter, KeysOfAnyLengthAreWrittenWhole) {
   for (std::size_t length : {0u, 1u, 59u, 60u, 61u, 200u}) {
     const std::string name(length, 'k');
     std::string out;
-    JsonWriter(out).begin_object().key(name).null().end_object();
+    JsonWriter(out).begin_object().key_text(name).null().end_object();
     EXPECT_EQ(out, "{\"" + name + "\":null}") << length;
   }
   // Keys made only of bytes that need escapes are escaped too.
   for (const std::string name : {"\"", "\\", "\"\""}) {
     std::string out;
-    JsonWriter(out).begin_object().key(name).null().end_object();
+    JsonWriter(out).begin_object().key_text(name).null().end_object();
     EXPECT_EQ(out, "{" + nlohmann_string(name) + ":null}") << name;
   }
 }

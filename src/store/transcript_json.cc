@@ -253,7 +253,7 @@ std::string transcript_to_json(const Transcript& t) {
   w.key("latency_ms").number(t.latency_ms());
   w.key("wall_ms").number(t.wall_ms);
   w.key("metrics").begin_object();
-  for (const auto& [name, value] : t.metrics) w.key(name).number(value);
+  for (const auto& [name, value] : t.metrics) w.key_text(name).number(value);
   w.end_object();
   w.key("events").begin_array();
   for (const auto& e : t.events) {

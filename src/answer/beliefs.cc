@@ -4,6 +4,7 @@
 // least two consecutive entries (blank lines do not break it); the last run in the text wins.
 // Labels naming the answer or the confidence are not beliefs.
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -64,11 +65,21 @@ bool acceptable_label(std::string_view label) {
   return !answer_scan::word_at(label, 0, "answer") && !answer_scan::word_at(label, 0, "final");
 }
 
+// What may follow an entry's number: " \t\r)]}*_.".
+bool is_entry_tail(char c) {
+  switch (c) {
+    case ' ': case '\t': case '\r': case ')': case ']': case '}': case '*': case '_': case '.':
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Cheap pre-check: an entry ends in its number ("60%", "0.6", "(15%)."), so prose that ends
 // in a word is rejected before any number scanning.
 bool ends_like_entry(std::string_view entry) {
   std::size_t end = entry.size();
-  while (end > 0 && std::string_view(" \t\r)]}*_.").find(entry[end - 1]) != std::string_view::npos) --end;
+  while (end > 0 && is_entry_tail(entry[end - 1])) --end;
   return end > 0 && (is_digit(entry[end - 1]) || entry[end - 1] == '%' || entry[end - 1] == '}');
 }
 
@@ -80,7 +91,7 @@ std::optional<Belief> read_entry(std::string_view entry) {
   }
   if (!last) return std::nullopt;
   for (std::size_t i = last->end; i < entry.size(); ++i) {
-    if (std::string_view(" \t\r)]}*_.").find(entry[i]) == std::string_view::npos) return std::nullopt;
+    if (!is_entry_tail(entry[i])) return std::nullopt;
   }
   const std::string_view label = strip_label(entry.substr(0, last->begin));
   if (!acceptable_label(label)) return std::nullopt;
@@ -89,14 +100,18 @@ std::optional<Belief> read_entry(std::string_view entry) {
   return Belief{std::string(label), probability};
 }
 
-// Length of the entry starting at `from`: up to a separator or " and ".
+// Length of the entry starting at `from`: up to a separator or " and " (which holds none, so it
+// lies wholly before the first separator when it comes first). Both are found by rare bytes.
 std::size_t entry_length(std::string_view text, std::size_t from) {
-  for (std::size_t i = from; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n' || c == ',' || c == ';') return i - from;
-    if (c == ' ' && text.substr(i, 5) == " and ") return i - from;
+  static constexpr char kSeparators[] = {'\n', ',', ';'};
+  static constexpr char kA[] = {'a'};
+  const std::size_t separator = std::min(answer_scan::find_byte_of(text, from, kSeparators), text.size());
+  const std::string_view before = text.substr(0, separator);
+  for (std::size_t a = answer_scan::find_byte_of(before, from + 1, kA); a != std::string_view::npos;
+       a = answer_scan::find_byte_of(before, a + 1, kA)) {
+    if (before[a - 1] == ' ' && before.substr(a, 4) == "and ") return a - 1 - from;
   }
-  return text.size() - from;
+  return separator - from;
 }
 
 std::size_t separator_length(std::string_view text, std::size_t at_pos) {

@@ -27,11 +27,17 @@ TEST(ParseBeliefs, PercentList) {
   expect_beliefs("My estimate: Dengue 60%, Chikungunya 25% and Zika 15%.",
                  {{"Dengue", 0.6}, {"Chikungunya", 0.25}, {"Zika", 0.15}});
   expect_beliefs("Dengue (60%), Zika (40%)", {{"Dengue", 0.6}, {"Zika", 0.4}});
+  // Only " and " between words splits: not "and" inside a word, nor one that ends the text.
+  expect_beliefs("Sandy 40% and Andes 60%", {{"Sandy", 0.4}, {"Andes", 0.6}});
+  expect_beliefs("Brand X 30%, Grand Y 20% and Band Z 50%", {{"Brand X", 0.3}, {"Grand Y", 0.2}, {"Band Z", 0.5}});
+  expect_beliefs("A 50%, and B 50%", {{"A", 0.5}, {"B", 0.5}});
+  expect_beliefs("A 50%, B 50% and", {});
 }
 
 TEST(ParseBeliefs, ProbabilityPairs) {
   expect_beliefs("A: 0.6, B: 0.3, C: 0.1", {{"A", 0.6}, {"B", 0.3}, {"C", 0.1}});
   expect_beliefs("P(A) = 0.5; P(B) = 0.5", {{"A", 0.5}, {"B", 0.5}});
+  expect_beliefs("A: 1.0, B: 0", {{"A", 1.0}, {"B", 0.0}});  // both ends of [0, 1] are probabilities
   expect_beliefs("Probabilities: yellow fever 0.7, malaria 0.3", {{"yellow fever", 0.7}, {"malaria", 0.3}});
 }
 

@@ -60,19 +60,6 @@ Rng::Rng(std::uint64_t seed) {
   }
 }
 
-std::uint64_t Rng::next() {
-  auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
@@ -86,17 +73,6 @@ double Rng::normal() {
 
 UniformIndex::UniformIndex(std::uint64_t n)
     : n_(n), limit_(Rng::max() - Rng::max() % n), reciprocal_(Rng::max() / n) {}
-
-std::uint64_t UniformIndex::operator()(Rng& rng) const {
-  std::uint64_t x = rng.next();
-  while (x >= limit_) x = rng.next();
-  // x % n without a division. reciprocal_ falls short of 2^64 / n by at most 1, so the estimated
-  // quotient falls short of x / n by less than x / 2^64 < 1: it is the quotient or one less.
-  __extension__ using Wide = unsigned __int128;
-  const auto quotient = static_cast<std::uint64_t>((static_cast<Wide>(x) * reciprocal_) >> 64);
-  const std::uint64_t remainder = x - quotient * n_;
-  return remainder >= n_ ? remainder - n_ : remainder;
-}
 
 std::uint64_t Rng::below(std::uint64_t n) { return UniformIndex(n)(*this); }
 

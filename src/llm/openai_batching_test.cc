@@ -119,23 +119,6 @@ TEST_P(OpenAiClientChatN, RejectedNIsAskedOncePerSampleFromThenOn) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1, 1, 1, 1, 1}));
 }
 
-TEST_P(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
-  // llama.cpp's server answers "n" > 1 with an HTTP 500 saying so.
-  auto recorder = std::make_shared<Recorder>();
-  FakeResponse refused;
-  refused.status = 500;
-  refused.body =
-      R"({"error": {"code": 500, "message": "Only one completion choice is allowed", "type": "server_error"}})";
-  FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-  ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(ok(results[0]).text, "Answer: B");
-  EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
-}
-
 TEST_P(OpenAiClientChatN, FewerChoicesThanAskedAreKeptAndTheRestAskedOneByOne) {
   auto recorder = std::make_shared<Recorder>();
   FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/false))));
@@ -207,19 +190,74 @@ TEST_P(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
   EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2, 2}));
 }
 
-TEST_P(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
-  for (const int status : {400, 422, 499}) {
+// Servers' own words for "no n" (openai::refuses_n): each makes the samples go one request each.
+TEST_P(OpenAiClientChatN, EachServersWordingOfNoNIsARejection) {
+  struct Refusal {
+    int status;
+    const char* body;
+  };
+  const Refusal refusals[] = {
+      // OpenAI's error object names the parameter; the message need not.
+      {400, R"({"error": {"message": "Unsupported value for this model.", "type": "invalid_request_error", "param": "n", "code": "unsupported_value"}})"},
+      {400, R"({"error": {"message": "Invalid 'n': integer above maximum value.", "type": "invalid_request_error", "param": null}})"},
+      // vLLM: SamplingParams' check, and pydantic's location of a field it refuses.
+      {400, R"({"object": "error", "message": "n must be 1 when using greedy sampling, got 2.", "type": "BadRequestError", "code": 400})"},
+      {400, R"({"object": "error", "message": "[{'type': 'less_than_equal', 'loc': ('body', 'n'), 'msg': 'Input should be less than or equal to 1'}]"})"},
+      // llama.cpp's server (an HTTP 500), and SGLang.
+      {500, R"({"error": {"code": 500, "message": "Only one completion choice is allowed", "type": "server_error"}})"},
+      {400, R"({"object": "error", "message": "Parallel sampling is not supported for completions from files"})"},
+      {400, R"({"detail": "n > 1 is not supported"})"},
+  };
+  for (const Refusal& refusal : refusals) {
     auto recorder = std::make_shared<Recorder>();
-    FakeResponse unexplained;
-    unexplained.status = status;
-    unexplained.body = R"({"detail": "Unprocessable Entity"})";
-    FakeOpenAiServer server(scripted(recorder, {unexplained, ok_reply(answer_spec())}));
+    FakeResponse refused;
+    refused.status = refusal.status;
+    refused.body = refusal.body;
+    FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
     Harness harness(GetParam());
     auto client = harness.client(options_for(server));
     const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-    EXPECT_EQ(ok(results[0]).text, "Answer: B") << status;
-    EXPECT_EQ(ok(results[1]).text, "Answer: B") << status;
-    EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1})) << status;
+    EXPECT_EQ(ok(results[0]).text, "Answer: B") << refusal.body;
+    EXPECT_EQ(ok(results[1]).attempts, 1) << refusal.body;
+    EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1})) << refusal.body;
+  }
+}
+
+// Any other error at the probe is the ordinary error of the samples, not taken to mean "no n":
+// a bad key, a prompt too long, an unknown model, or a message where "n" and "choice" are
+// parts of other words or of no rule about n. The next call probes again.
+TEST_P(OpenAiClientChatN, AtTheProbeAnErrorNotAboutNIsTheOrdinaryError) {
+  struct Refusal {
+    int status;
+    const char* body;
+  };
+  const Refusal refusals[] = {
+      {401, R"({"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}})"},
+      {400, R"({"error": {"message": "This model's maximum context length is 4096 tokens.", "param": "messages"}})"},
+      {404, R"({"error": {"message": "The model `fake-model` does not exist", "code": "model_not_found"}})"},
+      {422, R"({"detail": "Unprocessable Entity"})"},
+      {400, R"({"error": {"message": "Invalid value for 'tool_choice': n/a"}})"},
+  };
+  for (const Refusal& refusal : refusals) {
+    auto recorder = std::make_shared<Recorder>();
+    FakeResponse refused;
+    refused.status = refusal.status;
+    refused.body = refusal.body;
+    CompletionSpec two = answer_spec("Answer: A");
+    two.more_choices = {"Answer: D"};
+    FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(two)}));
+    Harness harness(GetParam());
+    auto client = harness.client(options_for(server));
+    const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
+    ASSERT_EQ(results.size(), 2u);
+    for (const ChatResult& result : results) {
+      const CallError error = failed(result);
+      EXPECT_EQ(error.http_status, refusal.status) << refusal.body;
+      EXPECT_EQ(error.attempts, 1) << refusal.body;
+    }
+    const std::vector<ChatResult> next_call = run_chat_n(harness, *client, question(), 2)[0];
+    EXPECT_EQ(ok(next_call[1]).text, "Answer: D") << refusal.body;
+    EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2})) << refusal.body;
   }
 }
 
@@ -253,13 +291,12 @@ TEST_P(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
 }
 
 TEST_P(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
-  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe,
-  // and takes an unexplained client error as a no.
+  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe.
   auto recorder = std::make_shared<Recorder>();
-  FakeResponse unexplained;
-  unexplained.status = 422;
-  unexplained.body = R"({"detail": "Unprocessable Entity"})";
-  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unexplained, ok_reply(answer_spec())}));
+  FakeResponse refused;
+  refused.status = 400;
+  refused.body = R"({"error": {"message": "Unsupported value for this model.", "param": "n"}})";
+  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), refused, ok_reply(answer_spec())}));
   Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).text, "Answer: B");

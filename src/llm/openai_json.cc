@@ -1,6 +1,7 @@
 #include "llm/openai_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -655,6 +656,34 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
   }
   if (text.empty()) text = replace_invalid_utf8(body);
   return shorten_utf8(one_line(text), max_bytes);
+}
+
+bool refuses_n(std::string_view body) {
+  {
+    const JsonBody json(body);
+    const element* parsed = json.root();
+    if (parsed != nullptr && string_or_empty(member(member(*parsed, "error"), "param")) == "n") return true;
+  }
+  std::string text = error_summary(body, std::string::npos);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string_view quoted : {"'n'", "\"n\"", "`n`"}) {
+    if (text.find(quoted) != std::string::npos) return true;
+  }
+  for (const std::string_view phrase : {"completion choice", "parallel sampling"}) {
+    if (text.find(phrase) != std::string::npos) return true;
+  }
+  // A word "n" followed by a rule about it: "n must ...", "n > 1", "n=1", "n != 1", "n < 2".
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
+    if (at > 0 && word_character(text[at - 1])) continue;
+    std::string_view rest = std::string_view(text).substr(at + 1);
+    const std::size_t spaces = rest.find_first_not_of(' ');
+    if (spaces == std::string_view::npos) continue;
+    if (spaces > 0 && rest.substr(spaces).starts_with("must ")) return true;
+    rest.remove_prefix(spaces);
+    if (rest.starts_with('>') || rest.starts_with('<') || rest.starts_with('=') || rest.starts_with("!=")) return true;
+  }
+  return false;
 }
 
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs) {

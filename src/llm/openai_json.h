@@ -76,6 +76,14 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::strin
 constexpr std::size_t kErrorSummaryBytes = 200;
 std::string error_summary(std::string_view body, std::size_t max_bytes = kErrorSummaryBytes);
 
+// Whether an error body says the server will not take the "n" a request asked with: its error
+// object's "param" is "n" (OpenAI), or its message names n quoted ('n', "n", `n`), as the
+// subject of a rule ("n must be 1 when using greedy sampling" from vLLM, "n > 1 is not
+// supported", "only n=1"), or in the words of servers that answer one choice only ("Only one
+// completion choice is allowed" from llama.cpp's server, "Parallel sampling is not supported"
+// from SGLang). A word "n" or "choice" elsewhere ("tool_choice", "n/a") is not about it.
+bool refuses_n(std::string_view body);
+
 // `text` cut to at most max_bytes on a UTF-8 boundary, "..." marking a cut.
 std::string shorten_utf8(std::string text, std::size_t max_bytes);
 

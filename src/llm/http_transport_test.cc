@@ -253,6 +253,28 @@ TEST_P(TransportTest, AConnectionClosedWhileIdleIsReplacedOnce) {
   EXPECT_EQ(server.seen().size(), 2u);
 }
 
+// The server reads a request on a kept-alive connection and closes it without replying (its
+// keep-alive timeout ended as the request arrived): the request is sent again, once, on a new
+// connection, and the response says so.
+TEST_P(TransportTest, ARequestOnAConnectionClosedUnansweredIsResentAndCounted) {
+  ScriptedServer server([](std::size_t i) {
+    if (i == 1) return Answer{"", true};
+    return Answer{reply_with_length("reply " + std::to_string(i))};
+  });
+  server.start();
+  const HttpResponse first = post(request_to(server.url()));
+  expect_reply(first, 200, "reply 0");
+  EXPECT_EQ(first.resends, 0);
+  const HttpResponse resent = post(request_to(server.url()));
+  expect_reply(resent, 200, "reply 2");
+  EXPECT_EQ(resent.resends, 1);
+  const auto seen = server.seen();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[1].connection, 1);
+  EXPECT_EQ(seen[2].connection, 2);
+  EXPECT_EQ(seen[2].request.body, body_);
+}
+
 // A failure after a reply began is not retried by the transport (the client's policy decides).
 TEST_P(TransportTest, AReusedConnectionClosedMidReplyIsAConnectionFailure) {
   ScriptedServer server([](std::size_t i) {

@@ -164,6 +164,7 @@ class OpenAiClient final : public LlmClient {
   template <class Response, class Request>
   Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request) {
     std::string body;
+    int sent = 0;  // requests sent, a transport's resends included
     for (int attempt = 1;; ++attempt) {
       // The permit covers the attempt only: a request backing off must not block others.
       co_await permits_.acquire();
@@ -177,15 +178,16 @@ class OpenAiClient final : public LlmClient {
       http.max_response_bytes = options_.max_reply_bytes;
       HttpResponse response = co_await transport_.post(http);
       permits_.release(loop_);
+      sent += 1 + response.resends;
 
       std::variant<Response, CallError> outcome = interpret<Response>(response, request);
       if (auto* success = std::get_if<Response>(&outcome)) {
         success->latency_ms = response.elapsed_ms;
-        success->attempts = attempt;
+        success->attempts = sent;
         co_return std::move(outcome);
       }
       auto& error = std::get<CallError>(outcome);
-      error.attempts = attempt;
+      error.attempts = sent;
       if constexpr (std::is_same_v<Request, ChoicesRequest>) {
         *request.refused_n = rejects_n(error, response);
         if (*request.refused_n) co_return std::move(outcome);

@@ -444,6 +444,27 @@ TEST_P(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
   }
 }
 
+// A request the transport sent again because the server closed its kept-alive connection
+// unanswered reached the server twice: two attempts, though the retry policy was not asked.
+TEST_P(OpenAiClient, ARequestResentOnANewConnectionIsASecondAttempt) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse unanswered;
+  unanswered.close_unanswered = true;
+  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unanswered, ok_reply(answer_spec("Answer: C"))}));
+  Harness harness(GetParam());
+  EndpointOptions options = options_for(server);
+  options.retry.max_retries = 0;
+  auto client = harness.client(options);
+  EXPECT_EQ(ok(harness.run_one(*client, question())).attempts, 1);
+  const ChatResponse resent = ok(harness.run_one(*client, question()));
+  EXPECT_EQ(resent.text, "Answer: C");
+  EXPECT_EQ(resent.attempts, 2);
+  const auto requests = recorder->requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].connection, requests[0].connection);
+  EXPECT_NE(requests[2].connection, requests[1].connection);
+}
+
 TEST_P(OpenAiClient, ResetMidBodyIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse reset = ok_reply(answer_spec());

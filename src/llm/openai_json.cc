@@ -466,6 +466,36 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   return body;
 }
 
+namespace {
+
+// A reply's choices in the order of their "index" (servers may send them in any order; a choice
+// without one, or with null, stands at its position). Each index must be a whole number below
+// the number of choices, and appear once.
+std::variant<std::vector<element>, BadResponse> choices_by_index(const simdjson::dom::array& choice_list) {
+  const std::size_t count = choice_list.size();
+  std::vector<element> ordered(count);
+  std::vector<bool> placed(count, false);
+  std::size_t position = 0;
+  for (const element choice : choice_list) {
+    std::size_t index = position++;
+    if (const std::optional<element> given = member(choice, "index"); given && !given->is_null()) {
+      std::uint64_t value = 0;
+      if (given->get_uint64().get(value) != simdjson::SUCCESS)
+        return BadResponse{"choice index " + quoted(*given) + " is not a non-negative integer"};
+      if (value >= count)
+        return BadResponse{"choice index " + std::to_string(value) + " is out of range for " + std::to_string(count) +
+                           (count == 1 ? " choice" : " choices")};
+      index = static_cast<std::size_t>(value);
+    }
+    if (placed[index]) return BadResponse{"choice index " + std::to_string(index) + " appears twice"};
+    placed[index] = true;
+    ordered[index] = choice;
+  }
+  return ordered;
+}
+
+}  // namespace
+
 std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
                                                                         const ChatRequest& request, int n) {
   std::vector<std::string> reply_warnings;  // about the whole reply, given to every choice
@@ -477,15 +507,17 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
   simdjson::dom::array choice_list;
   if (!choices || choices->get_array().get(choice_list) != simdjson::SUCCESS || choice_list.size() == 0)
     return BadResponse{"response has no choices"};
-  std::vector<ChatResponse> responses(
-      std::min<std::size_t>(choice_list.size(), static_cast<std::size_t>(std::max(n, 1))));
+  auto by_index = choices_by_index(choice_list);
+  if (auto* bad = std::get_if<BadResponse>(&by_index)) return std::move(*bad);
+  const std::vector<element>& ordered = std::get<std::vector<element>>(by_index);
+  std::vector<ChatResponse> responses(std::min<std::size_t>(ordered.size(), static_cast<std::size_t>(std::max(n, 1))));
   std::vector<std::vector<std::string>> choice_warnings(responses.size());
   std::int64_t completion_limit = 0;
   std::vector<std::int64_t> completion_estimates;
   completion_estimates.reserve(responses.size());
   std::size_t index = 0;
-  for (const element choice : choice_list) {
-    if (index == responses.size()) break;
+  for (; index < responses.size(); ++index) {
+    const element& choice = ordered[index];
     ChatResponse& response = responses[index];
     const std::optional<element> message = member(choice, "message");
     if (!message || !message->is_object()) return BadResponse{"response choice has no message"};
@@ -501,7 +533,6 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
     completion_limit += plausible_tokens(response.text.size() + response.reasoning.size()) +
                         std::max(request.sampling.max_tokens, 0);
     completion_estimates.push_back(estimate_tokens(response.text) + estimate_tokens(response.reasoning));
-    ++index;
   }
 
   std::size_t prompt_bytes = 0;

@@ -45,6 +45,9 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
 
 // Parses the first `n` (at least 1) choices of a chat completion asked with "n", each as
 // parse_chat_response does; fewer when the server sent fewer (at least one, else BadResponse).
+// Choices are taken in the order of their "index" (servers may send them in any order; one
+// without an index, or with null, stands at its position); an index that is not a whole number
+// below the number of choices sent, or that appears twice, is a BadResponse.
 // The usage is of the whole reply: the prompt was read and billed once, so choice 0 gets
 // prompt_tokens and cached_tokens and the others 0, and completion_tokens is split with
 // split_tokens by each choice's estimated completion tokens. Without believable usage each

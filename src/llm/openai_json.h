@@ -50,16 +50,11 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
 // below the number of choices sent, or that appears twice, is a BadResponse.
 // The usage is of the whole reply: the prompt was read and billed once, so choice 0 gets
 // prompt_tokens and cached_tokens and the others 0, and completion_tokens is split with
-// split_tokens by each choice's estimated completion tokens. Without believable usage each
+// split_tokens (llm/token_split.h) by each choice's estimated completion tokens. Without believable usage each
 // choice gets its estimate, the prompt counted once, on choice 0. Warnings about the whole
 // reply are given to every choice.
 std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
                                                                         const ChatRequest& request, int n);
-
-// `total` split into whole parts proportional to `weights` (equal parts when all are 0), summing
-// exactly to `total`: each part is rounded down and the remainder goes one by one to the largest
-// fractional parts, the earliest first on a tie.
-std::vector<std::int64_t> split_tokens(std::int64_t total, const std::vector<std::int64_t>& weights);
 
 // {"model", "input": [texts], "encoding_format": "float"}.
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs);

@@ -291,19 +291,22 @@ TEST_P(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
 }
 
 TEST_P(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
-  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe.
+  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe,
+  // and batches arriving meanwhile wait for its answer, so only it asks with "n".
   auto recorder = std::make_shared<Recorder>();
-  FakeResponse refused;
-  refused.status = 400;
-  refused.body = R"({"error": {"message": "Unsupported value for this model.", "param": "n"}})";
-  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), refused, ok_reply(answer_spec())}));
+  FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/true))));
   Harness harness(GetParam());
   auto client = harness.client(options_for(server));
-  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).text, "Answer: B");
-  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-  EXPECT_EQ(ok(results[0]).text, "Answer: B");
-  EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{1, 2, 1, 1}));
+  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).usage.prompt_tokens, 7);
+  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{1}));
+  const auto batches = run_chat_n(harness, *client, question(), 2, /*batches=*/3);
+  for (const auto& results : batches) {
+    ASSERT_EQ(results.size(), 2u);
+    for (const ChatResult& result : results) EXPECT_EQ(ok(result).usage.prompt_tokens, 7);
+  }
+  const std::vector<int> ns = ns_asked(*recorder);
+  EXPECT_EQ(ns.size(), 8u);  // the single call, one probe, then 3 × 2 samples
+  EXPECT_EQ(std::count(ns.begin(), ns.end(), 2), 1);
 }
 
 }  // namespace

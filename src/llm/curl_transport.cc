@@ -159,12 +159,7 @@ class CurlTransport final : public WaitableTransport {
   }
 
   void poll(std::chrono::milliseconds max_wait) override {
-    auto wait = std::max(max_wait, std::chrono::milliseconds(0));
-    if (const auto deadline = next_deadline()) {
-      // Round up: waking before curl's deadline would only spin.
-      auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      wait = std::clamp(until, std::chrono::milliseconds(0), wait);
-    }
+    const auto wait = http::wait_before(max_wait, next_deadline());
     const int ready = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
                                  static_cast<int>(wait.count()));
     int running = 0;

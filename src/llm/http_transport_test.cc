@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "llm/http_support.h"
 #include "parley/llm_client.h"
 #include "support/http_parser.h"
 
@@ -591,6 +592,16 @@ TEST(RoutingHttpTransport, DrivesBothTransportsFromOneLoop) {
   for (const Seen& seen : server.seen()) basic += seen.request.headers.count("authorization");
   EXPECT_EQ(basic, 2);
   EXPECT_EQ(server.connections(), 4);
+}
+
+TEST(HttpSupport, PollWaitsAtMostUntilTheDeadlineRoundedUp) {
+  EXPECT_EQ(http::wait_before(-5ms, std::nullopt), 0ms);
+  EXPECT_EQ(http::wait_before(70ms, std::nullopt), 70ms);
+  EXPECT_EQ(http::wait_before(70ms, Clock::now() - 1s), 0ms);    // overdue: do not wait
+  EXPECT_EQ(http::wait_before(70ms, Clock::now() + 10s), 70ms);  // later than max_wait
+  const auto soon = http::wait_before(1000ms, Clock::now() + std::chrono::microseconds(30500));
+  EXPECT_GE(soon, 31ms);  // 30.5 ms rounds up, never down into a spin
+  EXPECT_LE(soon, 32ms);
 }
 
 TEST(RoutingHttpTransport, AnUnknownChoiceIsRefused) {

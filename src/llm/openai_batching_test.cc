@@ -1,6 +1,6 @@
 // chat_n against FakeOpenAiServer on loopback, on both transports: identical samples of one turn
 // sent as one request with "n" where the server honours it, the probe that finds out, and the
-// fallback to one request per sample (openai_client.cc, names_n).
+// fallback to one request per sample (openai_client.cc, rejects_n; openai::refuses_n reads the error).
 #include <gtest/gtest.h>
 
 #include <algorithm>

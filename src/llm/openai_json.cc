@@ -469,30 +469,44 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
 
 namespace {
 
-// A reply's choices in the order of their "index" (servers may send them in any order; a choice
-// without one, or with null, stands at its position). Each index must be a whole number below
-// the number of choices, and appear once.
-std::variant<std::vector<element>, BadResponse> choices_by_index(const simdjson::dom::array& choice_list) {
+// The index of the choice at `position`: its "index" (or its position when it has none, or
+// null), checked to be a whole number below `count`.
+std::variant<std::size_t, BadResponse> choice_index(const element& choice, std::size_t position, std::size_t count) {
+  const std::optional<element> given = member(choice, "index");
+  if (!given || given->is_null()) return position;
+  std::uint64_t value = 0;
+  if (given->get_uint64().get(value) != simdjson::SUCCESS)
+    return BadResponse{"choice index " + quoted(*given) + " is not a non-negative integer"};
+  if (value >= count)
+    return BadResponse{"choice index " + std::to_string(value) + " is out of range for " + std::to_string(count) +
+                       (count == 1 ? " choice" : " choices")};
+  return static_cast<std::size_t>(value);
+}
+
+// Servers may send a reply's choices in any order: `sorted` gets them in the order of their
+// index, or stays empty when they already stand in it (the usual case, which then costs no
+// copy). Each index must appear once.
+std::optional<BadResponse> sort_choices(const simdjson::dom::array& choice_list, std::vector<element>& sorted) {
   const std::size_t count = choice_list.size();
-  std::vector<element> ordered(count);
-  std::vector<bool> placed(count, false);
+  bool in_order = true;
   std::size_t position = 0;
   for (const element choice : choice_list) {
-    std::size_t index = position++;
-    if (const std::optional<element> given = member(choice, "index"); given && !given->is_null()) {
-      std::uint64_t value = 0;
-      if (given->get_uint64().get(value) != simdjson::SUCCESS)
-        return BadResponse{"choice index " + quoted(*given) + " is not a non-negative integer"};
-      if (value >= count)
-        return BadResponse{"choice index " + std::to_string(value) + " is out of range for " + std::to_string(count) +
-                           (count == 1 ? " choice" : " choices")};
-      index = static_cast<std::size_t>(value);
-    }
+    auto index = choice_index(choice, position, count);
+    if (auto* bad = std::get_if<BadResponse>(&index)) return std::move(*bad);
+    in_order = in_order && std::get<std::size_t>(index) == position;
+    ++position;
+  }
+  if (in_order) return std::nullopt;
+  sorted.resize(count);
+  std::vector<bool> placed(count, false);
+  position = 0;
+  for (const element choice : choice_list) {
+    const std::size_t index = std::get<std::size_t>(choice_index(choice, position++, count));
     if (placed[index]) return BadResponse{"choice index " + std::to_string(index) + " appears twice"};
     placed[index] = true;
-    ordered[index] = choice;
+    sorted[index] = choice;
   }
-  return ordered;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -508,17 +522,18 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
   simdjson::dom::array choice_list;
   if (!choices || choices->get_array().get(choice_list) != simdjson::SUCCESS || choice_list.size() == 0)
     return BadResponse{"response has no choices"};
-  auto by_index = choices_by_index(choice_list);
-  if (auto* bad = std::get_if<BadResponse>(&by_index)) return std::move(*bad);
-  const std::vector<element>& ordered = std::get<std::vector<element>>(by_index);
-  std::vector<ChatResponse> responses(std::min<std::size_t>(ordered.size(), static_cast<std::size_t>(std::max(n, 1))));
+  std::vector<element> sorted;
+  if (auto bad = sort_choices(choice_list, sorted)) return std::move(*bad);
+  std::vector<ChatResponse> responses(
+      std::min<std::size_t>(choice_list.size(), static_cast<std::size_t>(std::max(n, 1))));
   std::vector<std::vector<std::string>> choice_warnings(responses.size());
   std::int64_t completion_limit = 0;
   std::vector<std::int64_t> completion_estimates;
   completion_estimates.reserve(responses.size());
   std::size_t index = 0;
   for (; index < responses.size(); ++index) {
-    const element& choice = ordered[index];
+    // at() walks the array, but only as far as the few choices asked.
+    const element choice = sorted.empty() ? choice_list.at(index).value_unsafe() : sorted[index];
     ChatResponse& response = responses[index];
     const std::optional<element> message = member(choice, "message");
     if (!message || !message->is_object()) return BadResponse{"response choice has no message"};

@@ -83,7 +83,7 @@ struct ChatResponse {
   Usage usage;
   std::optional<LogprobStats> logprobs;
   double latency_ms = 0.0;  // wall time of the successful attempt
-  int attempts = 1;         // 1 + retries
+  int attempts = 1;         // requests sent: 1 + retries + transport resends (HttpResponse::resends)
   std::string finish_reason;
   // What parley did not take from the server's reply as sent, one line each (usage replaced by
   // the estimate, log-probabilities dropped, invalid UTF-8 replaced). Empty for a clean reply.

@@ -63,6 +63,10 @@ struct HttpResponse {
   // was cancelled (EventLoop::cancel) before the response was complete.
   enum class Failure { kNone, kTimeout, kConnection, kTooLarge, kCancelled } failure = Failure::kNone;
   std::string failure_message;
+  // Times the request was sent again, on a new connection, because the kept-alive connection it
+  // went out on was closed by the server without a reply. The server may have read it each
+  // time, so a client counts each as an attempt.
+  int resends = 0;
 };
 
 // Runs HTTP POSTs concurrently on the event loop, keeping connections alive between them.

@@ -86,6 +86,7 @@ struct Transfer {
   std::coroutine_handle<> waiter;
   Clock::time_point started;
   bool too_large = false;  // the body passed request.max_response_bytes; on_body stopped it
+  int sends = 0;           // times curl sent the request (on_send)
 
   Transfer() = default;
   Transfer(const Transfer&) = delete;
@@ -158,12 +159,7 @@ class CurlTransport final : public WaitableTransport {
   }
 
   void poll(std::chrono::milliseconds max_wait) override {
-    auto wait = std::max(max_wait, std::chrono::milliseconds(0));
-    if (const auto deadline = next_deadline()) {
-      // Round up: waking before curl's deadline would only spin.
-      auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      wait = std::clamp(until, std::chrono::milliseconds(0), wait);
-    }
+    const auto wait = http::wait_before(max_wait, next_deadline());
     const int ready = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
                                  static_cast<int>(wait.count()));
     int running = 0;
@@ -358,6 +354,7 @@ class CurlTransport final : public WaitableTransport {
       Transfer* transfer = reinterpret_cast<EasyHandle*>(private_data)->transfer;
       HttpResponse& response = transfer->response;
       response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - transfer->started).count();
+      response.resends = std::max(transfer->sends - 1, 0);
       if (result == CURLE_OK) {
         long status = 0;
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
@@ -403,6 +400,8 @@ class CurlTransport final : public WaitableTransport {
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, handle.get());
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, handle->error);
     curl_easy_setopt(easy, CURLOPT_PRIVATE, handle.get());
+    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &CurlTransport::on_send);
+    curl_easy_setopt(easy, CURLOPT_PREREQDATA, handle.get());
     handles_.push_back(std::move(handle));
     return handles_.back().get();
   }
@@ -416,6 +415,14 @@ class CurlTransport final : public WaitableTransport {
     }
     body.append(data, size * count);
     return size * count;
+  }
+
+  // Called each time curl is about to send the request on a connection: more than once when
+  // the kept-alive connection it used was closed by the server without a reply and curl sent
+  // the request again on a new one.
+  static int on_send(void* user, char* /*remote_ip*/, char* /*local_ip*/, int /*remote_port*/, int /*local_port*/) {
+    ++static_cast<EasyHandle*>(user)->transfer->sends;
+    return CURL_PREREQFUNC_OK;
   }
 
   static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {

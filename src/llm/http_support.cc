@@ -1,5 +1,6 @@
 #include "http_support.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -51,6 +52,14 @@ rlim_t raise_open_file_limit() {
 }
 
 }  // namespace
+
+std::chrono::milliseconds wait_before(std::chrono::milliseconds max_wait,
+                                      std::optional<std::chrono::steady_clock::time_point> deadline) {
+  const auto wait = std::max(max_wait, std::chrono::milliseconds(0));
+  if (!deadline) return wait;
+  const auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+  return std::clamp(until, std::chrono::milliseconds(0), wait);
+}
 
 rlim_t raise_open_file_limit_once() {
   static std::once_flag once;

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "llm/http_support.h"
 #include "parley/llm_client.h"
 #include "support/http_parser.h"
 
@@ -54,23 +55,32 @@ std::string reply_with_length(std::string_view body, std::string_view extra_head
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
 }
 
-// A thread per connection; answers request i (in arrival order) with answer(i).
+// A listening socket on 127.0.0.1 (an ephemeral port) with room for `backlog` connections
+// waiting to be accepted; returns the descriptor and sets `port`. Throws std::system_error.
+int listen_on_loopback(int backlog, int& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, backlog) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throw std::system_error(errno, std::generic_category(), "listening on 127.0.0.1");
+  }
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
+std::string url_of(int port, std::string_view path = "/v1/chat/completions") {
+  return "http://127.0.0.1:" + std::to_string(port) + std::string(path);
+}
+
+// A thread per connection; answers request i (in arrival order) with answer(i). Serves from
+// construction on.
 class ScriptedServer {
  public:
-  explicit ScriptedServer(std::function<Answer(std::size_t)> answer, int backlog = 64) : answer_(std::move(answer)) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(listen_fd_, backlog) != 0 ||
-        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      throw std::system_error(errno, std::generic_category(), "scripted server");
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  void start() {
+  explicit ScriptedServer(std::function<Answer(std::size_t)> answer, int backlog = 64)
+      : answer_(std::move(answer)), listen_fd_(listen_on_loopback(backlog, port_)) {
     acceptor_ = std::thread([this] { accept_loop(); });
   }
   ~ScriptedServer() {
@@ -88,9 +98,7 @@ class ScriptedServer {
   ScriptedServer& operator=(const ScriptedServer&) = delete;
 
   int port() const { return port_; }
-  std::string url(std::string_view path = "/v1/chat/completions") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
-  }
+  std::string url(std::string_view path = "/v1/chat/completions") const { return url_of(port_, path); }
   std::vector<Seen> seen() const {
     std::lock_guard lock(mutex_);
     return seen_;
@@ -150,8 +158,8 @@ class ScriptedServer {
   }
 
   std::function<Answer(std::size_t)> answer_;
-  int listen_fd_ = -1;
   int port_ = 0;
+  int listen_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<int> accepted_{0};
   mutable std::mutex mutex_;
@@ -160,6 +168,43 @@ class ScriptedServer {
   std::vector<std::thread> connections_;
   std::thread acceptor_;
 };
+
+// A listener that never accepts, its queue filled, so that connecting to it never completes.
+class FullListener {
+ public:
+  FullListener() : listen_fd_(listen_on_loopback(0, port_)) {
+    for (int i = 0; i < 4; ++i) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(static_cast<std::uint16_t>(port_));
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+      fillers_.push_back(fd);
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  ~FullListener() {
+    for (int fd : fillers_) ::close(fd);
+    ::close(listen_fd_);
+  }
+  FullListener(const FullListener&) = delete;
+  FullListener& operator=(const FullListener&) = delete;
+  int port() const { return port_; }
+  std::string url() const { return url_of(port_); }
+
+ private:
+  int port_ = 0;
+  int listen_fd_ = -1;
+  std::vector<int> fillers_;
+};
+
+// A loopback port nothing listens on (it did a moment ago): connecting is refused.
+int refused_port() {
+  int port = 0;
+  ::close(listen_on_loopback(1, port));
+  return port;
+}
 
 enum class Kind { kCurl, kNative };
 
@@ -218,7 +263,6 @@ void expect_failure(const HttpResponse& response, Failure failure) {
 
 TEST_P(TransportTest, SendsThePostWithItsHeadersAndBody) {
   ScriptedServer server([](std::size_t) { return Answer{reply_with_length("{}")}; });
-  server.start();
   expect_reply(post(request_to(server.url("/v1/chat/completions?x=1"))), 200, "{}");
   const auto seen = server.seen();
   ASSERT_EQ(seen.size(), 1u);
@@ -235,7 +279,6 @@ TEST_P(TransportTest, SendsThePostWithItsHeadersAndBody) {
 
 TEST_P(TransportTest, SequentialPostsReuseOneConnection) {
   ScriptedServer server([](std::size_t i) { return Answer{reply_with_length("reply " + std::to_string(i))}; });
-  server.start();
   for (int i = 0; i < 5; ++i) expect_reply(post(request_to(server.url())), 200, "reply " + std::to_string(i));
   EXPECT_EQ(server.connections(), 1);
 }
@@ -245,12 +288,32 @@ TEST_P(TransportTest, SequentialPostsReuseOneConnection) {
 // on a new connection.
 TEST_P(TransportTest, AConnectionClosedWhileIdleIsReplacedOnce) {
   ScriptedServer server([](std::size_t i) { return Answer{reply_with_length("reply " + std::to_string(i)), i == 0}; });
-  server.start();
   expect_reply(post(request_to(server.url())), 200, "reply 0");
   std::this_thread::sleep_for(100ms);  // the close has arrived
   expect_reply(post(request_to(server.url())), 200, "reply 1");
   EXPECT_EQ(server.connections(), 2);
   EXPECT_EQ(server.seen().size(), 2u);
+}
+
+// The server reads a request on a kept-alive connection and closes it without replying (its
+// keep-alive timeout ended as the request arrived): the request is sent again, once, on a new
+// connection, and the response says so.
+TEST_P(TransportTest, ARequestOnAConnectionClosedUnansweredIsResentAndCounted) {
+  ScriptedServer server([](std::size_t i) {
+    if (i == 1) return Answer{"", true};
+    return Answer{reply_with_length("reply " + std::to_string(i))};
+  });
+  const HttpResponse first = post(request_to(server.url()));
+  expect_reply(first, 200, "reply 0");
+  EXPECT_EQ(first.resends, 0);
+  const HttpResponse resent = post(request_to(server.url()));
+  expect_reply(resent, 200, "reply 2");
+  EXPECT_EQ(resent.resends, 1);
+  const auto seen = server.seen();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[1].connection, 1);
+  EXPECT_EQ(seen[2].connection, 2);
+  EXPECT_EQ(seen[2].request.body, body_);
 }
 
 // A failure after a reply began is not retried by the transport (the client's policy decides).
@@ -259,7 +322,6 @@ TEST_P(TransportTest, AReusedConnectionClosedMidReplyIsAConnectionFailure) {
     if (i == 0) return Answer{reply_with_length("first")};
     return Answer{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial\":", true};
   });
-  server.start();
   expect_reply(post(request_to(server.url())), 200, "first");
   expect_failure(post(request_to(server.url())), Failure::kConnection);
   EXPECT_EQ(server.seen().size(), 2u);
@@ -272,7 +334,6 @@ TEST_P(TransportTest, ChunkedAndCloseDelimitedBodiesAreRead) {
     }
     return Answer{"HTTP/1.1 201 Created\r\nContent-Type: text/plain\r\n\r\nuntil the close", true};
   });
-  server.start();
   expect_reply(post(request_to(server.url())), 200, "hello, world");
   expect_reply(post(request_to(server.url())), 201, "until the close");
 }
@@ -284,7 +345,6 @@ TEST_P(TransportTest, RepliesArrivingInPiecesAreReassembled) {
     return Answer{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n",
                   false, 0ms, 2};
   });
-  server.start();
   const HttpResponse first = post(request_to(server.url()));
   expect_reply(first, 200, "{\"a\":1}");
   EXPECT_EQ(first.retry_after_s, 7.0);
@@ -297,7 +357,6 @@ TEST_P(TransportTest, ConnectionCloseIsHonoured) {
   ScriptedServer server([](std::size_t i) {
     return Answer{reply_with_length("reply " + std::to_string(i), i == 0 ? "Connection: close\r\n" : "")};
   });
-  server.start();
   expect_reply(post(request_to(server.url())), 200, "reply 0");
   expect_reply(post(request_to(server.url())), 200, "reply 1");
   const auto seen = server.seen();
@@ -307,34 +366,17 @@ TEST_P(TransportTest, ConnectionCloseIsHonoured) {
 }
 
 TEST_P(TransportTest, RefusedConnectionIsAConnectionFailure) {
-  int port = 0;
-  {
-    ScriptedServer closed([](std::size_t) { return Answer{}; });
-    port = closed.port();
-  }
-  const HttpResponse response = post(request_to("http://127.0.0.1:" + std::to_string(port) + "/v1"));
+  const HttpResponse response = post(request_to(url_of(refused_port(), "/v1")));
   expect_failure(response, Failure::kConnection);
 }
 
 // A listener whose accept queue is full drops new SYNs, so connecting never completes.
 TEST_P(TransportTest, ConnectTimeoutIsATimeout) {
-  ScriptedServer full([](std::size_t) { return Answer{}; }, /*backlog=*/0);  // never accepts
-  std::vector<int> fillers;
-  for (int i = 0; i < 4; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(full.port()));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    fillers.push_back(fd);
-  }
-  std::this_thread::sleep_for(50ms);
+  const FullListener full;
   HttpRequest request = request_to(full.url());
   request.connect_timeout = 300ms;
   const auto started = Clock::now();
   const HttpResponse response = post(request);
-  for (int fd : fillers) ::close(fd);
   expect_failure(response, Failure::kTimeout);
   EXPECT_GE(Clock::now() - started, 250ms);
   EXPECT_LT(Clock::now() - started, 3000ms);
@@ -342,7 +384,6 @@ TEST_P(TransportTest, ConnectTimeoutIsATimeout) {
 
 TEST_P(TransportTest, SlowReplyIsATimeout) {
   ScriptedServer server([](std::size_t) { return Answer{reply_with_length("late"), false, 3000ms}; });
-  server.start();
   HttpRequest request = request_to(server.url());
   request.timeout = 300ms;
   const auto started = Clock::now();
@@ -356,7 +397,6 @@ TEST_P(TransportTest, BodyOverTheLimitIsTooLargeWhetherDeclaredOrChunked) {
     if (i == 0) return Answer{reply_with_length("0123456789")};
     return Answer{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n012345\r\n5\r\n6789A\r\n0\r\n\r\n"};
   });
-  server.start();
   HttpRequest request = request_to(server.url());
   request.max_response_bytes = 9;
   const HttpResponse declared = post(request);
@@ -371,7 +411,6 @@ TEST_P(TransportTest, BodyOfExactlyTheLimitIsRead) {
     if (i == 0) return Answer{reply_with_length("0123456789")};
     return Answer{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n012345\r\n4\r\n6789\r\n0\r\n\r\n"};
   });
-  server.start();
   HttpRequest request = request_to(server.url());
   request.max_response_bytes = 10;
   expect_reply(post(request), 200, "0123456789");
@@ -381,7 +420,6 @@ TEST_P(TransportTest, BodyOfExactlyTheLimitIsRead) {
 TEST_P(TransportTest, ServerClosingMidBodyIsAConnectionFailure) {
   ScriptedServer server(
       [](std::size_t) { return Answer{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial\":", true}; });
-  server.start();
   expect_failure(post(request_to(server.url())), Failure::kConnection);
 }
 
@@ -391,7 +429,6 @@ TEST_P(TransportTest, ResetMidBodyIsAConnectionFailure) {
     answer.reset_after = true;
     return answer;
   });
-  server.start();
   const auto started = Clock::now();
   expect_failure(post(request_to(server.url())), Failure::kConnection);
   EXPECT_LT(Clock::now() - started, 2000ms);  // at once, not at the timeout
@@ -400,7 +437,6 @@ TEST_P(TransportTest, ResetMidBodyIsAConnectionFailure) {
 // An interim "100 Continue" is skipped; the reply that follows is the one returned.
 TEST_P(TransportTest, AnInterimReplyIsSkipped) {
   ScriptedServer server([](std::size_t) { return Answer{"HTTP/1.1 100 Continue\r\n\r\n" + reply_with_length("final")}; });
-  server.start();
   expect_reply(post(request_to(server.url())), 200, "final");
   expect_reply(post(request_to(server.url())), 200, "final");
   EXPECT_EQ(server.connections(), 1);
@@ -408,7 +444,6 @@ TEST_P(TransportTest, AnInterimReplyIsSkipped) {
 
 TEST_P(TransportTest, ServerClosingWithoutReplyingIsAConnectionFailure) {
   ScriptedServer server([](std::size_t) { return Answer{"", true}; });
-  server.start();
   expect_failure(post(request_to(server.url())), Failure::kConnection);
 }
 
@@ -417,7 +452,6 @@ TEST_P(TransportTest, RetryAfterSecondsIsReadAndTheDateFormIgnored) {
     const std::string header = i == 0 ? "Retry-After: 3\r\n" : "Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\n";
     return Answer{"HTTP/1.1 429 Too Many Requests\r\n" + header + "Content-Length: 2\r\n\r\n{}"};
   });
-  server.start();
   const HttpResponse seconds = post(request_to(server.url()));
   expect_reply(seconds, 429, "{}");
   EXPECT_EQ(seconds.retry_after_s, 3.0);
@@ -428,7 +462,6 @@ TEST_P(TransportTest, RetryAfterSecondsIsReadAndTheDateFormIgnored) {
 
 TEST_P(TransportTest, CancelEndsEveryTransferAndRefusesNewOnes) {
   ScriptedServer server([](std::size_t) { return Answer{reply_with_length("late"), false, 60000ms}; });
-  server.start();
   const HttpRequest request = request_to(server.url());
   std::vector<HttpResponse> responses(3);
   auto one = [&](std::size_t i) -> Async<void> { responses[i] = co_await transport_->post(request); };
@@ -453,7 +486,6 @@ TEST_P(TransportTest, CancelEndsEveryTransferAndRefusesNewOnes) {
 
 TEST_P(TransportTest, HundredsInFlightFromOneThread) {
   ScriptedServer server([](std::size_t i) { return Answer{reply_with_length(std::to_string(i)), false, 300ms}; }, 512);
-  server.start();
   const HttpRequest request = request_to(server.url());
   const std::vector<HttpRequest> requests(300, request);
   const auto responses = post_all(requests);
@@ -466,67 +498,56 @@ INSTANTIATE_TEST_SUITE_P(BothTransports, TransportTest, ::testing::Values(Kind::
 
 // ---- The native transport's limits and the routing transport -----------------------------
 
-TEST(NativeHttpTransport, AUrlItDoesNotServeFailsAtOnce) {
-  EventLoop loop;
-  auto transport = make_native_http_transport(loop);
-  loop.set_io(transport.get());
-  for (const std::string url : {"https://127.0.0.1:1/v1", "http://example.invalid/v1", "http://user:pw@127.0.0.1:1/v1"}) {
-    HttpRequest request;
-    request.url = url;
-    std::optional<HttpResponse> response;
+// An event loop driven by one transport, made by `make`.
+struct Driven {
+  explicit Driven(std::unique_ptr<HttpTransport> (*make)(EventLoop&)) : transport(make(loop)) {
+    loop.set_io(transport.get());
+  }
+  ~Driven() { loop.set_io(nullptr); }
+  HttpResponse post(const HttpRequest& request) {
+    HttpResponse response;
     auto one = [&]() -> Async<void> { response = co_await transport->post(request); };
     loop.spawn(one());
     loop.run();
-    ASSERT_TRUE(response.has_value());
-    EXPECT_EQ(response->failure, Failure::kConnection) << url;
-    EXPECT_EQ(response->failure_message,
-              "the native HTTP transport serves only http:// to an IP address or localhost");
+    return response;
+  }
+  EventLoop loop;
+  std::unique_ptr<HttpTransport> transport;
+};
+
+TEST(NativeHttpTransport, AUrlItDoesNotServeFailsAtOnce) {
+  Driven native(make_native_http_transport);
+  for (const std::string url : {"https://127.0.0.1:1/v1", "http://example.invalid/v1", "http://user:pw@127.0.0.1:1/v1"}) {
+    HttpRequest request;
+    request.url = url;
+    const HttpResponse response = native.post(request);
+    EXPECT_EQ(response.failure, Failure::kConnection) << url;
+    EXPECT_EQ(response.failure_message, "the native HTTP transport serves only http:// to an IP address or localhost");
   }
 }
 
 TEST(NativeHttpTransport, AHeaderWithALineBreakIsRefusedWithoutEchoingIt) {
-  EventLoop loop;
-  auto transport = make_native_http_transport(loop);
-  loop.set_io(transport.get());
+  Driven native(make_native_http_transport);
   const std::string url = "http://127.0.0.1:1/v1";
   const std::vector<std::string> headers = {"Authorization: Bearer sk-x\r\nX-Injected: yes"};
   HttpRequest request;
   request.url = url;
   request.headers = headers;
-  std::optional<HttpResponse> response;
-  auto one = [&]() -> Async<void> { response = co_await transport->post(request); };
-  loop.spawn(one());
-  loop.run();
-  ASSERT_TRUE(response.has_value());
-  EXPECT_EQ(response->failure, Failure::kConnection);
-  EXPECT_EQ(response->failure_message, "a request header holds a line break");
+  const HttpResponse response = native.post(request);
+  EXPECT_EQ(response.failure, Failure::kConnection);
+  EXPECT_EQ(response.failure_message, "a request header holds a line break");
 }
 
 // The native transport's failure messages name what failed and where, never what was sent.
 TEST(NativeHttpTransport, FailureMessagesSayWhatFailed) {
-  EventLoop loop;
-  auto transport = make_native_http_transport(loop);
-  loop.set_io(transport.get());
+  Driven native(make_native_http_transport);
+  EventLoop& loop = native.loop;
+  HttpTransport* transport = native.transport.get();
   ScriptedServer slow([](std::size_t) { return Answer{reply_with_length("late"), false, 3000ms}; });
-  slow.start();
-  ScriptedServer full([](std::size_t) { return Answer{}; }, /*backlog=*/0);  // never accepts
-  std::vector<int> fillers;
-  for (int i = 0; i < 4; ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(full.port()));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    fillers.push_back(fd);
-  }
-  int refused_port = 0;
-  {
-    ScriptedServer closed([](std::size_t) { return Answer{}; });
-    refused_port = closed.port();
-  }
+  const FullListener full;
+  const int refused = refused_port();
   const std::string slow_url = slow.url(), full_url = full.url();
-  const std::string refused_url = "http://127.0.0.1:" + std::to_string(refused_port) + "/v1";
+  const std::string refused_url = url_of(refused, "/v1");
   std::vector<HttpResponse> responses(3);
   auto one = [&](std::size_t i, const std::string& url, std::chrono::milliseconds connect_timeout) -> Async<void> {
     HttpRequest request;
@@ -539,22 +560,20 @@ TEST(NativeHttpTransport, FailureMessagesSayWhatFailed) {
   loop.spawn(one(1, full_url, 200ms));
   loop.spawn(one(2, refused_url, 200ms));
   loop.run();
-  for (int fd : fillers) ::close(fd);
   EXPECT_EQ(responses[0].failure_message, "no complete reply within 400 ms");
   EXPECT_EQ(responses[1].failure_message,
             "connecting to 127.0.0.1:" + std::to_string(full.port()) + " timed out after 200 ms");
   EXPECT_EQ(responses[2].failure_message,
-            "could not connect to 127.0.0.1:" + std::to_string(refused_port) + ": Connection refused");
+            "could not connect to 127.0.0.1:" + std::to_string(refused) + ": Connection refused");
 }
 
 // The router sends a URL with credentials to libcurl and a plain one to the native transport,
 // both in flight at once from one loop; the server sees curl's Basic authorization.
 TEST(RoutingHttpTransport, DrivesBothTransportsFromOneLoop) {
   ScriptedServer server([](std::size_t) { return Answer{reply_with_length("ok"), false, 200ms}; });
-  server.start();
-  EventLoop loop;
-  auto transport = make_http_transport(loop);
-  loop.set_io(transport.get());
+  Driven routed(make_http_transport);
+  EventLoop& loop = routed.loop;
+  HttpTransport* transport = routed.transport.get();
   const std::string plain = server.url();
   const std::string with_credentials = "http://alice:hunter2@127.0.0.1:" + std::to_string(server.port()) + "/v1";
   std::vector<HttpResponse> responses(4);
@@ -573,6 +592,16 @@ TEST(RoutingHttpTransport, DrivesBothTransportsFromOneLoop) {
   for (const Seen& seen : server.seen()) basic += seen.request.headers.count("authorization");
   EXPECT_EQ(basic, 2);
   EXPECT_EQ(server.connections(), 4);
+}
+
+TEST(HttpSupport, PollWaitsAtMostUntilTheDeadlineRoundedUp) {
+  EXPECT_EQ(http::wait_before(-5ms, std::nullopt), 0ms);
+  EXPECT_EQ(http::wait_before(70ms, std::nullopt), 70ms);
+  EXPECT_EQ(http::wait_before(70ms, Clock::now() - 1s), 0ms);    // overdue: do not wait
+  EXPECT_EQ(http::wait_before(70ms, Clock::now() + 10s), 70ms);  // later than max_wait
+  const auto soon = http::wait_before(1000ms, Clock::now() + std::chrono::microseconds(30500));
+  EXPECT_GE(soon, 31ms);  // 30.5 ms rounds up, never down into a spin
+  EXPECT_LE(soon, 32ms);
 }
 
 TEST(RoutingHttpTransport, AnUnknownChoiceIsRefused) {

@@ -8,7 +8,8 @@
 // A connection is registered once, for input and output, edge-triggered, and stays in the set
 // while it is pooled: a server closing an idle connection wakes us and the connection is dropped
 // at once. A reused connection that fails before any byte of the reply arrived was closed by the
-// server in between; the request is then sent once more on a new connection.
+// server in between; the request is then sent once more on a new connection (counted in
+// HttpResponse::resends).
 
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -156,11 +157,7 @@ class NativeHttpTransport final : public WaitableTransport {
   }
 
   void poll(std::chrono::milliseconds max_wait) override {
-    auto wait = std::max(max_wait, std::chrono::milliseconds(0));
-    if (const auto deadline = next_deadline()) {
-      auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      wait = std::clamp(until, std::chrono::milliseconds(0), wait);
-    }
+    const auto wait = http::wait_before(max_wait, next_deadline());
     const int ready = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
                                  static_cast<int>(wait.count()));
     for (int i = 0; i < ready; ++i) {
@@ -489,6 +486,7 @@ class NativeHttpTransport final : public WaitableTransport {
   // the request is sent again on a new connection. Once: a new connection is never stale.
   bool retry_if_stale(Transfer& transfer) {
     if (transfer.reply_started || !transfer.connection->served) return false;
+    ++transfer.response.resends;
     close_connection(transfer);
     transfer.sent = 0;
     transfer.parser.reset();

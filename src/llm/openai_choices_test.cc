@@ -36,20 +36,6 @@ TEST(ChatRequestBody, AsksForNChoicesOnlyWhenMoreThanOne) {
   EXPECT_FALSE(json::parse(chat_request_body("m", {{"user", "hi"}}, Sampling{})).contains("n"));
 }
 
-TEST(SplitTokens, ProportionalWholePartsSummingToTheTotal) {
-  // 20 · (3, 5, 1) / 9 = 6.67, 11.11, 2.22: floors 6, 11, 2 leave 1 for the largest fraction.
-  EXPECT_EQ(split_tokens(20, {3, 5, 1}), (std::vector<std::int64_t>{7, 11, 2}));
-  EXPECT_EQ(split_tokens(100, {9, 9, 2}), (std::vector<std::int64_t>{45, 45, 10}));  // docs/formats.md
-  // Equal fractions: the earliest first.
-  EXPECT_EQ(split_tokens(10, {1, 1, 1}), (std::vector<std::int64_t>{4, 3, 3}));
-  // No weight at all: equal parts.
-  EXPECT_EQ(split_tokens(7, {0, 0}), (std::vector<std::int64_t>{4, 3}));
-  EXPECT_EQ(split_tokens(0, {5, 2}), (std::vector<std::int64_t>{0, 0}));
-  EXPECT_EQ(split_tokens(5, {}), (std::vector<std::int64_t>{}));
-  // 1000000007 · 2/3 = 666666671.33, · 1/3 = 333333335.67.
-  EXPECT_EQ(split_tokens(1000000007, {2, 1}), (std::vector<std::int64_t>{666666671, 333333336}));
-}
-
 TEST(ParseChatChoices, PromptBilledOnceToTheFirstAndCompletionsSplitByLength) {
   const std::string body = R"({"choices": [
       {"index": 0, "finish_reason": "stop", "message": {"content": "Answer: A"},
@@ -132,6 +118,60 @@ TEST(ParseChatChoices, WarningsAboutTheReplyGoToEveryChoiceAboutAChoiceToItsOwn)
   EXPECT_EQ(choices[1].warnings[0], choices[0].warnings[0]);
   EXPECT_EQ(choices[1].warnings[1], choices[0].warnings[1]);
   EXPECT_EQ(choices[1].warnings[2].rfind("logprobs dropped", 0), 0u) << choices[1].warnings[2];
+}
+
+TEST(ParseChatChoices, ChoicesAreOrderedByTheirIndex) {
+  // The same choices as in PromptBilledOnceToTheFirstAndCompletionsSplitByLength, shuffled: the
+  // same choices and counts come out, the prompt billed to choice 0 wherever it stood.
+  const std::string body = R"({"choices": [
+      {"index": 2, "finish_reason": "stop", "message": {"content": null, "reasoning_content": "abcd"}},
+      {"index": 0, "finish_reason": "stop", "message": {"content": "Answer: A"}},
+      {"index": 1, "finish_reason": "length", "message": {"content": "Answer: B because"}}],
+    "usage": {"prompt_tokens": 50, "completion_tokens": 20}})";
+  const std::vector<ChatResponse> choices = choices_ok(body, 3);
+  ASSERT_EQ(choices.size(), 3u);
+  EXPECT_EQ(choices[0].text, "Answer: A");
+  EXPECT_EQ(choices[1].text, "Answer: B because");
+  EXPECT_EQ(choices[2].reasoning, "abcd");
+  EXPECT_EQ(choices[1].finish_reason, "length");
+  EXPECT_EQ(choices[0].usage.prompt_tokens, 50);
+  EXPECT_EQ(choices[2].usage.prompt_tokens, 0);
+  EXPECT_EQ(choices[0].usage.completion_tokens, 7);
+  EXPECT_EQ(choices[1].usage.completion_tokens, 11);
+  EXPECT_EQ(choices[2].usage.completion_tokens, 2);
+  // More sent than asked: the lowest indexes are kept, wherever they stand.
+  const std::string reversed = R"({"choices": [{"index": 2, "message": {"content": "two"}},
+                                              {"index": 1, "message": {"content": "one"}},
+                                              {"index": 0, "message": {"content": "zero"}}]})";
+  const std::vector<ChatResponse> kept = choices_ok(reversed, 2);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].text, "zero");
+  EXPECT_EQ(kept[1].text, "one");
+  // A choice without an index, or with null, stands at its position.
+  const std::vector<ChatResponse> mixed =
+      choices_ok(R"({"choices": [{"message": {"content": "zero"}}, {"index": null, "message": {"content": "one"}}]})", 2);
+  EXPECT_EQ(mixed.at(0).text, "zero");
+  EXPECT_EQ(mixed.at(1).text, "one");
+}
+
+TEST(ParseChatChoices, ARepeatedOrImpossibleIndexMakesTheReplyBad) {
+  const auto bad = [](const std::string& body, int n) {
+    auto parsed = parse_chat_choices(body, prompt_of("hi"), n);
+    if (!std::holds_alternative<BadResponse>(parsed)) return std::string("parsed");
+    return std::get<BadResponse>(parsed).message;
+  };
+  EXPECT_EQ(bad(R"({"choices": [{"index": 0, "message": {"content": "a"}}, {"index": 0, "message": {"content": "b"}}]})", 2),
+            "choice index 0 appears twice");
+  EXPECT_EQ(bad(R"({"choices": [{"message": {"content": "a"}}, {"index": 0, "message": {"content": "b"}}]})", 2),
+            "choice index 0 appears twice");
+  EXPECT_EQ(bad(R"({"choices": [{"index": 0, "message": {"content": "a"}}, {"index": 2, "message": {"content": "b"}}]})", 2),
+            "choice index 2 is out of range for 2 choices");
+  EXPECT_EQ(bad(R"({"choices": [{"index": 1, "message": {"content": "a"}}]})", 1),
+            "choice index 1 is out of range for 1 choice");
+  EXPECT_EQ(bad(R"({"choices": [{"index": -1, "message": {"content": "a"}}]})", 1),
+            "choice index -1 is not a non-negative integer");
+  EXPECT_EQ(bad(R"({"choices": [{"index": "0", "message": {"content": "a"}}]})", 1),
+            "choice index \"0\" is not a non-negative integer");
 }
 
 TEST(ParseChatChoices, AnyUnusableChoiceMakesTheReplyBad) {

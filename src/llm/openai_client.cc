@@ -1,7 +1,6 @@
 // OpenAiClient: chat completions and embeddings against an OpenAI-compatible endpoint, with
 // retries and a per-endpoint concurrency limit. JSON stays in openai_json; this file is control flow.
 
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <coroutine>
@@ -42,30 +41,12 @@ std::string api_key_of(const EndpointOptions& options) {
   return key;
 }
 
-// Whether a server's error message names the "n" parameter ("'n' must be 1"; llama.cpp's
-// server, with HTTP 500 or 400: "Only one completion choice is allowed"). A timeout or a rate
-// limit is never about "n".
-bool names_n(const CallError& error) {
-  if (error.kind != CallErrorKind::kHttpStatus || error.http_status == 408 || error.http_status == 429)
-    return false;
-  std::string text = error.message;
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
-    if ((at == 0 || !word_character(text[at - 1])) &&
-        (at + 1 == text.size() || !word_character(text[at + 1])))
-      return true;
-  }
-  return text.find("choice") != std::string::npos;
-}
-
-// Whether a failed request with "n" says the server will not take "n". The first such request
-// (the probe) also takes any client error but a timeout (408) or a rate limit (429) as a no:
-// servers word it variously, and a wrong guess costs only the batching, never a call.
-bool rejects_n(const CallError& error, bool probing) {
-  if (names_n(error)) return true;
-  return probing && error.kind == CallErrorKind::kHttpStatus && error.http_status >= 400 &&
-         error.http_status < 500 && error.http_status != 408 && error.http_status != 429;
+// Whether a failed request with "n" was refused for asking "n" (openai::refuses_n reads the
+// server's error). A timeout or a rate limit is never about "n"; any other error is the
+// ordinary error it is (a bad key, a prompt too long), never a sign that "n" is unsupported.
+bool rejects_n(const CallError& error, const HttpResponse& response) {
+  return error.kind == CallErrorKind::kHttpStatus && error.http_status != 408 && error.http_status != 429 &&
+         openai::refuses_n(response.body);
 }
 
 class OpenAiClient final : public LlmClient {
@@ -100,7 +81,8 @@ class OpenAiClient final : public LlmClient {
     if (n_support_ != NSupport::kUnsupported) {
       const bool probing = n_support_ == NSupport::kUnknown;
       if (probing) n_support_ = NSupport::kProbing;
-      auto outcome = co_await post_with_retries<Choices>(chat_url_, ChoicesRequest{&request, n});
+      bool refused_n = false;
+      auto outcome = co_await post_with_retries<Choices>(chat_url_, ChoicesRequest{&request, n, &refused_n});
       if (auto* reply = std::get_if<Choices>(&outcome)) {
         for (ChatResponse& choice : reply->choices) {
           choice.latency_ms = reply->latency_ms;
@@ -114,7 +96,7 @@ class OpenAiClient final : public LlmClient {
         // Fewer choices than asked: the server ignores "n". Those it sent are kept.
       } else {
         const CallError& error = std::get<CallError>(outcome);
-        if (!rejects_n(error, probing)) {
+        if (!refused_n) {
           if (probing) settle_n_support(NSupport::kUnknown);  // not an answer about "n": probe again later
           co_return std::vector<ChatResult>(static_cast<std::size_t>(n), ChatResult(error));
         }
@@ -140,11 +122,12 @@ class OpenAiClient final : public LlmClient {
     double latency_ms = 0.0;
     int attempts = 1;
   };
-  // A chat request asked with "n"; chat_n awaits the call at once, so a pointer into its frame
-  // outlives it.
+  // A chat request asked with "n"; chat_n awaits the call at once, so pointers into its frame
+  // outlive it. refused_n is set when the server refused the request for its "n" (rejects_n).
   struct ChoicesRequest {
     const ChatRequest* request;
     int n;
+    bool* refused_n;
   };
 
   const std::string& model_of(const std::string& requested) const {
@@ -176,11 +159,12 @@ class OpenAiClient final : public LlmClient {
 
   // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
   // body is parsed into a Response or an openai::BadResponse. The body is written once, when
-  // the first permit is held, and sent again as it is on every retry. An error rejecting "n"
-  // (names_n) is returned at once, not retried.
+  // the first permit is held, and sent again as it is on every retry. An error refusing "n"
+  // (rejects_n) is returned at once, not retried.
   template <class Response, class Request>
   Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request) {
     std::string body;
+    int sent = 0;  // requests sent, a transport's resends included
     for (int attempt = 1;; ++attempt) {
       // The permit covers the attempt only: a request backing off must not block others.
       co_await permits_.acquire();
@@ -194,19 +178,21 @@ class OpenAiClient final : public LlmClient {
       http.max_response_bytes = options_.max_reply_bytes;
       HttpResponse response = co_await transport_.post(http);
       permits_.release(loop_);
+      sent += 1 + response.resends;
 
       std::variant<Response, CallError> outcome = interpret<Response>(response, request);
       if (auto* success = std::get_if<Response>(&outcome)) {
         success->latency_ms = response.elapsed_ms;
-        success->attempts = attempt;
+        success->attempts = sent;
         co_return std::move(outcome);
       }
       auto& error = std::get<CallError>(outcome);
-      error.attempts = attempt;
-      if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
+      error.attempts = sent;
       if constexpr (std::is_same_v<Request, ChoicesRequest>) {
-        if (names_n(error)) co_return std::move(outcome);
+        *request.refused_n = rejects_n(error, response);
+        if (*request.refused_n) co_return std::move(outcome);
       }
+      if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
       co_await loop_.sleep_for(options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform()));
     }
   }

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "llm/openai_client_test_support.h"
 #include "parley/llm_client.h"
 #include "parley/version.h"
 #include "support/fake_openai_server.h"
@@ -32,154 +33,16 @@
 namespace parley {
 namespace {
 
-using namespace parley::testing;
-using Clock = std::chrono::steady_clock;
+using namespace parley::openai_test;
 using nlohmann::json;
-
-// Requests the handler saw, recorded from the server thread.
-class Recorder {
- public:
-  void add(const FakeRequest& request) {
-    std::lock_guard lock(mutex_);
-    requests_.push_back(request);
-    arrivals_.push_back(Clock::now());
-  }
-  std::vector<FakeRequest> requests() const {
-    std::lock_guard lock(mutex_);
-    return requests_;
-  }
-  std::vector<Clock::time_point> arrivals() const {
-    std::lock_guard lock(mutex_);
-    return arrivals_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<FakeRequest> requests_;
-  std::vector<Clock::time_point> arrivals_;
-};
-
-// Replies by arrival order: replies[i] for request i, the last one for all later requests.
-Handler scripted(std::shared_ptr<Recorder> recorder, std::vector<FakeResponse> replies) {
-  return [recorder, replies](const FakeRequest& request) {
-    recorder->add(request);
-    return replies[std::min<std::size_t>(request.index, replies.size() - 1)];
-  };
-}
-
-CompletionSpec answer_spec(std::string content = "Answer: B") {
-  CompletionSpec spec;
-  spec.content = std::move(content);
-  return spec;
-}
-
-template <class Server>
-EndpointOptions options_for(const Server& server) {
-  EndpointOptions options;
-  options.base_url = server.base_url();
-  options.model = "fake-model";
-  options.max_concurrency = 8;
-  options.timeout_s = 10.0;
-  options.connect_timeout_s = 5.0;
-  options.retry.max_retries = 3;
-  options.retry.base_delay_s = 0.01;  // keeps the suite fast
-  options.retry.max_delay_s = 1.0;
-  return options;
-}
-
-ChatRequest question(const std::string& text = "What is 2+2?") {
-  ChatRequest request;
-  request.model = "fake-model";
-  request.messages = {{"system", "Answer briefly."}, {"user", text}};
-  request.sampling.temperature = 0.2;
-  request.sampling.max_tokens = 64;
-  return request;
-}
-
-enum class TransportKind { kCurl, kRouted };
-
-// One event loop with an HTTP transport as its I/O driver.
-class Harness {
- public:
-  explicit Harness(TransportKind kind)
-      : transport_(kind == TransportKind::kCurl ? make_curl_transport(loop_) : make_http_transport(loop_)) {
-    loop_.set_io(transport_.get());
-  }
-  ~Harness() { loop_.set_io(nullptr); }
-  EventLoop& loop() { return loop_; }
-
-  // A client whose API key is `key`, set in an environment variable only while the client is
-  // made (the key is read once, at construction).
-  std::unique_ptr<LlmClient> client_with_key(EndpointOptions options, const std::string& key) {
-    static constexpr const char* kVariable = "PARLEY_OPENAI_CLIENT_TEST_KEY";
-    ::setenv(kVariable, key.c_str(), 1);
-    options.api_key_env = kVariable;
-    try {
-      auto made = client(std::move(options));
-      ::unsetenv(kVariable);
-      return made;
-    } catch (...) {
-      ::unsetenv(kVariable);
-      throw;
-    }
-  }
-  std::unique_ptr<LlmClient> client(EndpointOptions options) {
-    return make_openai_client(loop_, *transport_, std::move(options));
-  }
-
-  std::vector<ChatResult> run(LlmClient& client, const std::vector<ChatRequest>& requests) {
-    std::vector<std::optional<ChatResult>> results(requests.size());
-    auto one = [&](std::size_t i) -> Async<void> { results[i] = co_await client.chat(requests[i]); };
-    for (std::size_t i = 0; i < requests.size(); ++i) loop_.spawn(one(i));
-    loop_.run();
-    std::vector<ChatResult> out;
-    for (auto& result : results) out.push_back(std::move(*result));
-    EXPECT_EQ(transport_->in_flight(), 0u);
-    return out;
-  }
-  ChatResult run_one(LlmClient& client, const ChatRequest& request) { return run(client, {request})[0]; }
-
-  EmbeddingResult embed_one(LlmClient& client, const EmbeddingRequest& request) {
-    std::optional<EmbeddingResult> result;
-    auto one = [&]() -> Async<void> { result = co_await client.embed(request); };
-    loop_.spawn(one());
-    loop_.run();
-    EXPECT_EQ(transport_->in_flight(), 0u);
-    return std::move(*result);
-  }
-
- private:
-  EventLoop loop_;
-  std::unique_ptr<HttpTransport> transport_;
-};
+// The chat overloads, beside the embedding ones below.
+using openai_test::failed;
+using openai_test::ok;
 
 class OpenAiClient : public ::testing::TestWithParam<TransportKind> {};
-class OpenAiClientChatN : public ::testing::TestWithParam<TransportKind> {};
 
-std::string transport_name(const ::testing::TestParamInfo<TransportKind>& param) {
-  return param.param == TransportKind::kCurl ? "Curl" : "Routed";
-}
 INSTANTIATE_TEST_SUITE_P(BothTransports, OpenAiClient, ::testing::Values(TransportKind::kCurl, TransportKind::kRouted),
                          transport_name);
-INSTANTIATE_TEST_SUITE_P(BothTransports, OpenAiClientChatN,
-                         ::testing::Values(TransportKind::kCurl, TransportKind::kRouted), transport_name);
-
-// By value: callers pass temporaries.
-ChatResponse ok(const ChatResult& result) {
-  if (const auto* error = std::get_if<CallError>(&result)) {
-    ADD_FAILURE() << call_error_kind_name(error->kind) << ": " << error->message;
-    return {};
-  }
-  return std::get<ChatResponse>(result);
-}
-
-CallError failed(const ChatResult& result) {
-  if (!std::holds_alternative<CallError>(result)) {
-    ADD_FAILURE() << "expected a CallError, got: " << std::get<ChatResponse>(result).text;
-    return {};
-  }
-  return std::get<CallError>(result);
-}
 
 EmbeddingResponse ok(const EmbeddingResult& result) {
   if (const auto* error = std::get_if<CallError>(&result)) {
@@ -581,6 +444,27 @@ TEST_P(OpenAiClient, CancelEndsTransfersBackoffsAndPermitWaitsAtOnce) {
   }
 }
 
+// A request the transport sent again because the server closed its kept-alive connection
+// unanswered reached the server twice: two attempts, though the retry policy was not asked.
+TEST_P(OpenAiClient, ARequestResentOnANewConnectionIsASecondAttempt) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse unanswered;
+  unanswered.close_unanswered = true;
+  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unanswered, ok_reply(answer_spec("Answer: C"))}));
+  Harness harness(GetParam());
+  EndpointOptions options = options_for(server);
+  options.retry.max_retries = 0;
+  auto client = harness.client(options);
+  EXPECT_EQ(ok(harness.run_one(*client, question())).attempts, 1);
+  const ChatResponse resent = ok(harness.run_one(*client, question()));
+  EXPECT_EQ(resent.text, "Answer: C");
+  EXPECT_EQ(resent.attempts, 2);
+  const auto requests = recorder->requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].connection, requests[0].connection);
+  EXPECT_NE(requests[2].connection, requests[1].connection);
+}
+
 TEST_P(OpenAiClient, ResetMidBodyIsRetried) {
   auto recorder = std::make_shared<Recorder>();
   FakeResponse reset = ok_reply(answer_spec());
@@ -971,254 +855,6 @@ TEST_P(OpenAiClient, EmbedReplyOfTheWrongShapeIsABadResponse) {
   EXPECT_EQ(error.kind, CallErrorKind::kBadResponse);
   EXPECT_EQ(error.message, "response has 1 embeddings for 2 inputs");
   EXPECT_EQ(error.attempts, 2);  // transient, as for chat
-}
-
-// ---- n completions of one request (chat_n) -------------------------------------------------
-
-// `batches` concurrent chat_n calls of `request` with `n` each (batch b from sample b · n).
-std::vector<std::vector<ChatResult>> run_chat_n(Harness& harness, LlmClient& client,
-                                                const ChatRequest& request, int n, int batches = 1) {
-  std::vector<std::vector<ChatResult>> results(static_cast<std::size_t>(batches));
-  auto one = [&](int b) -> Async<void> {
-    ChatRequest batch = request;
-    batch.note.sample = b * n;
-    results[static_cast<std::size_t>(b)] = co_await client.chat_n(std::move(batch), n);
-  };
-  for (int b = 0; b < batches; ++b) harness.loop().spawn(one(b));
-  harness.loop().run();
-  return results;
-}
-
-// Each recorded request's "n" (1 when absent).
-std::vector<int> ns_asked(const Recorder& recorder) {
-  std::vector<int> ns;
-  for (const auto& request : recorder.requests()) ns.push_back(json::parse(request.body).value("n", 1));
-  return ns;
-}
-
-// Records each request, then answers as `handler` does.
-Handler recorded(std::shared_ptr<Recorder> recorder, Handler handler) {
-  return [recorder, handler](const FakeRequest& request) {
-    recorder->add(request);
-    return handler(request);
-  };
-}
-
-FaultPlan server_without_n(bool rejects) {
-  FaultPlan plan;
-  plan.reject_n = rejects;
-  plan.ignore_n = !rejects;
-  return plan;
-}
-
-TEST_P(OpenAiClientChatN, OneRequestWithNWhereTheServerHonoursIt) {
-  auto recorder = std::make_shared<Recorder>();
-  CompletionSpec spec = answer_spec("Answer: A");
-  spec.more_choices = {"Answer: B because", "Answer: C"};
-  spec.prompt_tokens = 40;
-  spec.completion_tokens = 22;
-  spec.cached_tokens = 16;
-  FakeOpenAiServer server(scripted(recorder, {ok_reply(spec)}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  for (int call = 0; call < 2; ++call) {
-    const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 3)[0];
-    ASSERT_EQ(results.size(), 3u);
-    const ChatResponse first = ok(results[0]), second = ok(results[1]), third = ok(results[2]);
-    EXPECT_EQ(first.text, "Answer: A");
-    EXPECT_EQ(second.text, "Answer: B because");
-    EXPECT_EQ(third.text, "Answer: C");
-    // Billed once: the prompt (and its cached part) to the first; 22 completion tokens split by
-    // the estimates 3, 5, 3 (9, 17, 9 bytes): 6, 10, 6.
-    EXPECT_EQ(first.usage.prompt_tokens, 40);
-    EXPECT_EQ(first.usage.cached_tokens, 16);
-    EXPECT_EQ(second.usage.prompt_tokens, 0);
-    EXPECT_EQ(second.usage.cached_tokens, 0);
-    EXPECT_EQ(third.usage.prompt_tokens, 0);
-    EXPECT_EQ(first.usage.completion_tokens, 6);
-    EXPECT_EQ(second.usage.completion_tokens, 10);
-    EXPECT_EQ(third.usage.completion_tokens, 6);
-    for (const ChatResponse& choice : {first, second, third}) {
-      EXPECT_FALSE(choice.usage.estimated);
-      EXPECT_EQ(choice.attempts, 1);
-      EXPECT_EQ(choice.latency_ms, first.latency_ms);
-      EXPECT_GT(choice.latency_ms, 0.0);
-    }
-  }
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 3}));
-  const json body = json::parse(recorder->requests()[0].body);
-  EXPECT_EQ(body["messages"].size(), 2u);
-  EXPECT_DOUBLE_EQ(body["temperature"].get<double>(), 0.2);
-}
-
-TEST_P(OpenAiClientChatN, RejectedNIsAskedOncePerSampleFromThenOn) {
-  auto recorder = std::make_shared<Recorder>();
-  FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/true))));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  // "Answer briefly." + "What is 2+2?": 27 bytes, ceil(27 / 4) = 7 prompt tokens each time.
-  for (int call = 0; call < 2; ++call) {
-    const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 3)[0];
-    ASSERT_EQ(results.size(), 3u);
-    for (const ChatResult& result : results) {
-      const ChatResponse response = ok(result);
-      EXPECT_EQ(response.usage.prompt_tokens, 7);
-      EXPECT_EQ(response.attempts, 1);
-      EXPECT_NE(response.text.find("Answer: "), std::string::npos);
-    }
-  }
-  // The probe (rejected, not retried), its three samples, then three samples at once.
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1, 1, 1, 1, 1}));
-}
-
-TEST_P(OpenAiClientChatN, ServerErrorNamingTheChoicesIsARejectionNotRetried) {
-  // llama.cpp's server answers "n" > 1 with an HTTP 500 saying so.
-  auto recorder = std::make_shared<Recorder>();
-  FakeResponse refused;
-  refused.status = 500;
-  refused.body =
-      R"({"error": {"code": 500, "message": "Only one completion choice is allowed", "type": "server_error"}})";
-  FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-  ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(ok(results[0]).text, "Answer: B");
-  EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
-}
-
-TEST_P(OpenAiClientChatN, FewerChoicesThanAskedAreKeptAndTheRestAskedOneByOne) {
-  auto recorder = std::make_shared<Recorder>();
-  FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/false))));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  const std::vector<ChatResult> first_call = run_chat_n(harness, *client, question(), 3)[0];
-  ASSERT_EQ(first_call.size(), 3u);
-  // Every reply, the probe's one choice included, bills its own prompt: 7 tokens.
-  for (const ChatResult& result : first_call) EXPECT_EQ(ok(result).usage.prompt_tokens, 7);
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1}));
-  const std::vector<ChatResult> second_call = run_chat_n(harness, *client, question(), 3)[0];
-  ASSERT_EQ(second_call.size(), 3u);
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{3, 1, 1, 1, 1, 1}));
-}
-
-TEST_P(OpenAiClientChatN, CallsDuringTheProbeWaitForItsAnswer) {
-  auto recorder = std::make_shared<Recorder>();
-  FakeOpenAiServer server(recorded(recorder, faulty_handler(server_without_n(/*rejects=*/true))));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  const auto batches = run_chat_n(harness, *client, question(), 2, /*batches=*/4);
-  for (const auto& results : batches) {
-    ASSERT_EQ(results.size(), 2u);
-    for (const ChatResult& result : results) EXPECT_EQ(ok(result).usage.prompt_tokens, 7);
-  }
-  const std::vector<int> ns = ns_asked(*recorder);
-  EXPECT_EQ(ns.size(), 9u);  // one probe, then 4 × 2 samples
-  EXPECT_EQ(std::count(ns.begin(), ns.end(), 2), 1);
-}
-
-TEST_P(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
-  auto recorder = std::make_shared<Recorder>();
-  CompletionSpec two = answer_spec("Answer: A");
-  two.more_choices = {"Answer: D"};
-  FakeOpenAiServer server(scripted(
-      recorder, {status_reply(500), status_reply(500), status_reply(500), status_reply(500), ok_reply(two)}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));  // 3 retries: 4 attempts
-  const std::vector<ChatResult> failed_call = run_chat_n(harness, *client, question(), 2)[0];
-  ASSERT_EQ(failed_call.size(), 2u);
-  for (const ChatResult& result : failed_call) {
-    const CallError error = failed(result);
-    EXPECT_EQ(error.http_status, 500);
-    EXPECT_EQ(error.attempts, 4);
-  }
-  const std::vector<ChatResult> next_call = run_chat_n(harness, *client, question(), 2)[0];
-  ASSERT_EQ(next_call.size(), 2u);
-  EXPECT_EQ(ok(next_call[0]).text, "Answer: A");
-  EXPECT_EQ(ok(next_call[1]).text, "Answer: D");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2, 2, 2, 2}));
-}
-
-TEST_P(OpenAiClientChatN, OnceHonouredAClientErrorNotNamingNFailsTheSamples) {
-  auto recorder = std::make_shared<Recorder>();
-  CompletionSpec two = answer_spec("Answer: A");
-  two.more_choices = {"Answer: D"};
-  FakeResponse too_long;
-  too_long.status = 400;
-  too_long.body = R"({"error": {"message": "This model's maximum context length is 4096 tokens."}})";
-  FakeOpenAiServer server(scripted(recorder, {ok_reply(two), too_long, ok_reply(two)}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 2)[0][1]).text, "Answer: D");
-  const std::vector<ChatResult> refused = run_chat_n(harness, *client, question(), 2)[0];
-  ASSERT_EQ(refused.size(), 2u);
-  EXPECT_EQ(failed(refused[0]).http_status, 400);
-  EXPECT_EQ(failed(refused[1]).attempts, 1);
-  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 2)[0][0]).text, "Answer: A");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2, 2}));
-}
-
-TEST_P(OpenAiClientChatN, AtTheProbeAnyClientErrorButARateLimitMeansNoN) {
-  for (const int status : {400, 422, 499}) {
-    auto recorder = std::make_shared<Recorder>();
-    FakeResponse unexplained;
-    unexplained.status = status;
-    unexplained.body = R"({"detail": "Unprocessable Entity"})";
-    FakeOpenAiServer server(scripted(recorder, {unexplained, ok_reply(answer_spec())}));
-    Harness harness(GetParam());
-    auto client = harness.client(options_for(server));
-    const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-    EXPECT_EQ(ok(results[0]).text, "Answer: B") << status;
-    EXPECT_EQ(ok(results[1]).text, "Answer: B") << status;
-    EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1})) << status;
-  }
-}
-
-TEST_P(OpenAiClientChatN, AServerErrorNamingNIsARejectionOthersAreRetried) {
-  // A 500 naming "n" is not retried: the samples are asked alone at once.
-  auto recorder = std::make_shared<Recorder>();
-  FakeResponse refused;
-  refused.status = 500;
-  refused.body = R"({"error": {"message": "'n' must be 1"}})";
-  FakeOpenAiServer server(scripted(recorder, {refused, ok_reply(answer_spec())}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-  EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 1, 1}));
-
-  // A rate limit, and a server error whose n's are inside words ("not", "down"), are retried
-  // like any other, and the probe then succeeds.
-  auto retried = std::make_shared<Recorder>();
-  FakeResponse busy;
-  busy.status = 503;
-  busy.body = R"({"error": {"message": "upstream not ready, down"}})";
-  CompletionSpec two = answer_spec("Answer: A");
-  two.more_choices = {"Answer: D"};
-  FakeOpenAiServer flaky(scripted(retried, {status_reply(429), busy, ok_reply(two)}));
-  auto flaky_client = harness.client(options_for(flaky));
-  const std::vector<ChatResult> answered = run_chat_n(harness, *flaky_client, question(), 2)[0];
-  EXPECT_EQ(ok(answered[0]).attempts, 3);
-  EXPECT_EQ(ok(answered[1]).text, "Answer: D");
-  EXPECT_EQ(ns_asked(*retried), (std::vector<int>{2, 2, 2}));
-}
-
-TEST_P(OpenAiClientChatN, ASingleSampleIsAPlainCallNotTheProbe) {
-  // chat_n of one sample sends no "n" and learns nothing: the first real batch is the probe,
-  // and takes an unexplained client error as a no.
-  auto recorder = std::make_shared<Recorder>();
-  FakeResponse unexplained;
-  unexplained.status = 422;
-  unexplained.body = R"({"detail": "Unprocessable Entity"})";
-  FakeOpenAiServer server(scripted(recorder, {ok_reply(answer_spec()), unexplained, ok_reply(answer_spec())}));
-  Harness harness(GetParam());
-  auto client = harness.client(options_for(server));
-  EXPECT_EQ(ok(run_chat_n(harness, *client, question(), 1)[0].at(0)).text, "Answer: B");
-  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
-  EXPECT_EQ(ok(results[0]).text, "Answer: B");
-  EXPECT_EQ(ok(results[1]).text, "Answer: B");
-  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{1, 2, 1, 1}));
 }
 
 }  // namespace

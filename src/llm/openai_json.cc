@@ -1,6 +1,7 @@
 #include "llm/openai_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <simdjson.h>
 
 #include "core/json_writer.h"
+#include "llm/token_split.h"
 
 namespace parley::openai {
 namespace {
@@ -465,6 +467,50 @@ std::string chat_request_body(const std::string& model, const std::vector<ChatMe
   return body;
 }
 
+namespace {
+
+// The index of the choice at `position`: its "index" (or its position when it has none, or
+// null), checked to be a whole number below `count`.
+std::variant<std::size_t, BadResponse> choice_index(const element& choice, std::size_t position, std::size_t count) {
+  const std::optional<element> given = member(choice, "index");
+  if (!given || given->is_null()) return position;
+  std::uint64_t value = 0;
+  if (given->get_uint64().get(value) != simdjson::SUCCESS)
+    return BadResponse{"choice index " + quoted(*given) + " is not a non-negative integer"};
+  if (value >= count)
+    return BadResponse{"choice index " + std::to_string(value) + " is out of range for " + std::to_string(count) +
+                       (count == 1 ? " choice" : " choices")};
+  return static_cast<std::size_t>(value);
+}
+
+// Servers may send a reply's choices in any order: `sorted` gets them in the order of their
+// index, or stays empty when they already stand in it (the usual case, which then costs no
+// copy). Each index must appear once.
+std::optional<BadResponse> sort_choices(const simdjson::dom::array& choice_list, std::vector<element>& sorted) {
+  const std::size_t count = choice_list.size();
+  bool in_order = true;
+  std::size_t position = 0;
+  for (const element choice : choice_list) {
+    auto index = choice_index(choice, position, count);
+    if (auto* bad = std::get_if<BadResponse>(&index)) return std::move(*bad);
+    in_order = in_order && std::get<std::size_t>(index) == position;
+    ++position;
+  }
+  if (in_order) return std::nullopt;
+  sorted.resize(count);
+  std::vector<bool> placed(count, false);
+  position = 0;
+  for (const element choice : choice_list) {
+    const std::size_t index = std::get<std::size_t>(choice_index(choice, position++, count));
+    if (placed[index]) return BadResponse{"choice index " + std::to_string(index) + " appears twice"};
+    placed[index] = true;
+    sorted[index] = choice;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
                                                                         const ChatRequest& request, int n) {
   std::vector<std::string> reply_warnings;  // about the whole reply, given to every choice
@@ -476,6 +522,8 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
   simdjson::dom::array choice_list;
   if (!choices || choices->get_array().get(choice_list) != simdjson::SUCCESS || choice_list.size() == 0)
     return BadResponse{"response has no choices"};
+  std::vector<element> sorted;
+  if (auto bad = sort_choices(choice_list, sorted)) return std::move(*bad);
   std::vector<ChatResponse> responses(
       std::min<std::size_t>(choice_list.size(), static_cast<std::size_t>(std::max(n, 1))));
   std::vector<std::vector<std::string>> choice_warnings(responses.size());
@@ -483,8 +531,9 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
   std::vector<std::int64_t> completion_estimates;
   completion_estimates.reserve(responses.size());
   std::size_t index = 0;
-  for (const element choice : choice_list) {
-    if (index == responses.size()) break;
+  for (; index < responses.size(); ++index) {
+    // at() walks the array, but only as far as the few choices asked.
+    const element choice = sorted.empty() ? choice_list.at(index).value_unsafe() : sorted[index];
     ChatResponse& response = responses[index];
     const std::optional<element> message = member(choice, "message");
     if (!message || !message->is_object()) return BadResponse{"response choice has no message"};
@@ -500,7 +549,6 @@ std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::str
     completion_limit += plausible_tokens(response.text.size() + response.reasoning.size()) +
                         std::max(request.sampling.max_tokens, 0);
     completion_estimates.push_back(estimate_tokens(response.text) + estimate_tokens(response.reasoning));
-    ++index;
   }
 
   std::size_t prompt_bytes = 0;
@@ -530,35 +578,6 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
   auto choices = parse_chat_choices(body, request, 1);
   if (auto* bad = std::get_if<BadResponse>(&choices)) return std::move(*bad);
   return std::move(std::get<std::vector<ChatResponse>>(choices).front());
-}
-
-std::vector<std::int64_t> split_tokens(std::int64_t total, const std::vector<std::int64_t>& weights) {
-  std::vector<std::int64_t> parts(weights.size(), 0);
-  if (weights.empty()) return parts;
-  std::vector<std::int64_t> shares = weights;
-  std::int64_t sum = 0;
-  for (std::int64_t share : shares) sum += share;
-  if (sum <= 0) {
-    std::fill(shares.begin(), shares.end(), 1);
-    sum = static_cast<std::int64_t>(shares.size());
-  }
-  // total · share / sum, computed as q · share + r · share / sum so that nothing overflows
-  // for weights summing below 2^31.
-  const std::int64_t quotient = total / sum;
-  const std::int64_t rest = total % sum;
-  std::vector<std::int64_t> remainders(shares.size());
-  std::int64_t handed = 0;
-  for (std::size_t i = 0; i < shares.size(); ++i) {
-    parts[i] = quotient * shares[i] + rest * shares[i] / sum;
-    remainders[i] = rest * shares[i] % sum;
-    handed += parts[i];
-  }
-  std::vector<std::size_t> order(shares.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&remainders](std::size_t a, std::size_t b) { return remainders[a] > remainders[b]; });
-  for (std::size_t k = 0; handed < total; ++k, ++handed) ++parts[order[k]];
-  return parts;
 }
 
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs) {
@@ -655,6 +674,34 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
   }
   if (text.empty()) text = replace_invalid_utf8(body);
   return shorten_utf8(one_line(text), max_bytes);
+}
+
+bool refuses_n(std::string_view body) {
+  {
+    const JsonBody json(body);
+    const element* parsed = json.root();
+    if (parsed != nullptr && string_or_empty(member(member(*parsed, "error"), "param")) == "n") return true;
+  }
+  std::string text = error_summary(body, std::string::npos);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string_view quoted : {"'n'", "\"n\"", "`n`"}) {
+    if (text.find(quoted) != std::string::npos) return true;
+  }
+  for (const std::string_view phrase : {"completion choice", "parallel sampling"}) {
+    if (text.find(phrase) != std::string::npos) return true;
+  }
+  // A word "n" followed by a rule about it: "n must ...", "n > 1", "n=1", "n != 1", "n < 2".
+  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
+    if (at > 0 && word_character(text[at - 1])) continue;
+    std::string_view rest = std::string_view(text).substr(at + 1);
+    const std::size_t spaces = rest.find_first_not_of(' ');
+    if (spaces == std::string_view::npos) continue;
+    if (spaces > 0 && rest.substr(spaces).starts_with("must ")) return true;
+    rest.remove_prefix(spaces);
+    if (rest.starts_with('>') || rest.starts_with('<') || rest.starts_with('=') || rest.starts_with("!=")) return true;
+  }
+  return false;
 }
 
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs) {

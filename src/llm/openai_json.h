@@ -45,18 +45,16 @@ std::variant<ChatResponse, BadResponse> parse_chat_response(std::string_view bod
 
 // Parses the first `n` (at least 1) choices of a chat completion asked with "n", each as
 // parse_chat_response does; fewer when the server sent fewer (at least one, else BadResponse).
+// Choices are taken in the order of their "index" (servers may send them in any order; one
+// without an index, or with null, stands at its position); an index that is not a whole number
+// below the number of choices sent, or that appears twice, is a BadResponse.
 // The usage is of the whole reply: the prompt was read and billed once, so choice 0 gets
 // prompt_tokens and cached_tokens and the others 0, and completion_tokens is split with
-// split_tokens by each choice's estimated completion tokens. Without believable usage each
+// split_tokens (llm/token_split.h) by each choice's estimated completion tokens. Without believable usage each
 // choice gets its estimate, the prompt counted once, on choice 0. Warnings about the whole
 // reply are given to every choice.
 std::variant<std::vector<ChatResponse>, BadResponse> parse_chat_choices(std::string_view body,
                                                                         const ChatRequest& request, int n);
-
-// `total` split into whole parts proportional to `weights` (equal parts when all are 0), summing
-// exactly to `total`: each part is rounded down and the remainder goes one by one to the largest
-// fractional parts, the earliest first on a tie.
-std::vector<std::int64_t> split_tokens(std::int64_t total, const std::vector<std::int64_t>& weights);
 
 // {"model", "input": [texts], "encoding_format": "float"}.
 std::string embedding_request_body(const std::string& model, const std::vector<std::string>& inputs);
@@ -75,6 +73,14 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::strin
 // std::string::npos for max_bytes: not cut.
 constexpr std::size_t kErrorSummaryBytes = 200;
 std::string error_summary(std::string_view body, std::size_t max_bytes = kErrorSummaryBytes);
+
+// Whether an error body says the server will not take the "n" a request asked with: its error
+// object's "param" is "n" (OpenAI), or its message names n quoted ('n', "n", `n`), as the
+// subject of a rule ("n must be 1 when using greedy sampling" from vLLM, "n > 1 is not
+// supported", "only n=1"), or in the words of servers that answer one choice only ("Only one
+// completion choice is allowed" from llama.cpp's server, "Parallel sampling is not supported"
+// from SGLang). A word "n" or "choice" elsewhere ("tool_choice", "n/a") is not about it.
+bool refuses_n(std::string_view body);
 
 // `text` cut to at most max_bytes on a UTF-8 boundary, "..." marking a cut.
 std::string shorten_utf8(std::string text, std::size_t max_bytes);

@@ -582,6 +582,28 @@ TEST(ErrorSummary, TruncatesOnCharacterBoundaries) {
   EXPECT_EQ(error_summary("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 5), "\xC3\xA9\xC3\xA9...");
 }
 
+TEST(RefusesN, TheParamOrARuleAboutNNotAnyWordN) {
+  EXPECT_TRUE(refuses_n(R"({"error": {"message": "Unsupported value.", "param": "n"}})"));
+  EXPECT_TRUE(refuses_n(R"({"error": {"message": "Invalid 'n': integer above maximum value."}})"));
+  EXPECT_TRUE(refuses_n(R"({"error": {"message": "\"n\" is not allowed"}})"));
+  EXPECT_TRUE(refuses_n(R"({"message": "`n` must be 1"})"));
+  EXPECT_TRUE(refuses_n(R"({"message": "N must be at least 1, got 0."})"));
+  EXPECT_TRUE(refuses_n("this endpoint supports only n=1"));
+  EXPECT_TRUE(refuses_n("n != 1 is not supported"));
+  EXPECT_TRUE(refuses_n("(n>1) unsupported"));
+  EXPECT_TRUE(refuses_n("Illegal param: only one completion choice is allowed"));
+  EXPECT_TRUE(refuses_n("sampling_params.n must be 1; parallel sampling is not supported."));
+  // Not about n: another parameter named, n inside words or alone without a rule.
+  EXPECT_FALSE(refuses_n(R"({"error": {"message": "Unsupported value.", "param": "temperature"}})"));
+  EXPECT_FALSE(refuses_n(R"({"error": {"message": "Invalid value for 'tool_choice': n/a"}})"));
+  EXPECT_FALSE(refuses_n("upstream not ready, down"));
+  EXPECT_FALSE(refuses_n("n"));
+  EXPECT_FALSE(refuses_n("got n tokens"));
+  EXPECT_FALSE(refuses_n("nmust be"));
+  EXPECT_FALSE(refuses_n("choices must not be empty"));
+  EXPECT_FALSE(refuses_n(""));
+}
+
 TEST(ReduceLogprobs, PinnedByHand) {
   LogprobStats stats = reduce_logprobs({-0.1, -0.5, -2.0});
   EXPECT_EQ(stats.tokens, 3);

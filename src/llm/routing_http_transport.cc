@@ -18,14 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "http_support.h"
 #include "parley/llm_client.h"
 #include "plain_http_target.h"
 #include "waitable_transport.h"
 
 namespace parley {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // libcurl honours these (and would send plain http:// through the proxy); so must we.
 bool proxy_configured() {
@@ -54,13 +53,7 @@ class RoutingHttpTransport final : public HttpTransport {
     const bool curl_busy = curl_ && curl_->busy();
     if (!curl_busy) return native_->poll(max_wait);
     if (!native_->busy()) return curl_->poll(max_wait);
-    auto wait = std::max(max_wait, std::chrono::milliseconds(0));
-    for (const WaitableTransport* transport : {native_.get(), curl_.get()}) {
-      if (const auto deadline = transport->next_deadline()) {
-        auto until = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-        wait = std::clamp(until, std::chrono::milliseconds(0), wait);
-      }
-    }
+    const auto wait = http::wait_before(http::wait_before(max_wait, native_->next_deadline()), curl_->next_deadline());
     std::array<pollfd, 2> sets{pollfd{native_->wait_fd(), POLLIN, 0}, pollfd{curl_->wait_fd(), POLLIN, 0}};
     ::poll(sets.data(), sets.size(), static_cast<int>(wait.count()));
     native_->poll(std::chrono::milliseconds(0));

@@ -1,7 +1,9 @@
 #include "protocols/prompt_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -62,13 +64,50 @@ std::string reask_problem(const std::vector<simulated::Exchange>& calls, std::si
   return "the re-ask does not extend an earlier request of its conversation with that request's reply";
 }
 
-// A later turn: the previous turn's request again, or it and the agent's reply to it, then
-// what is new.
+// Whether `text` names a round by its number ("Round 2", "round 1"): round-specific text.
+bool names_a_round(std::string_view text) {
+  for (std::size_t at = 0; at + 6 < text.size(); ++at) {
+    if ((text[at] == 'R' || text[at] == 'r') && text.substr(at + 1, 5) == "ound " &&
+        std::isdigit(static_cast<unsigned char>(text[at + 6])))
+      return true;
+  }
+  return false;
+}
+
+// A conversation's first request: it opens with its stable part. Only instructions (system
+// messages, and the first other message's opening) come before the question, which that first
+// other message shows, followed by the options; no round number comes before the question.
+std::string first_request_problem(const simulated::Exchange& call, const Task& task) {
+  const auto& messages = call.request.messages;
+  std::size_t first = 0;
+  while (first < messages.size() && messages[first].role == "system") ++first;
+  if (first == messages.size()) return "has no message but instructions";
+  const std::string& text = messages[first].content;
+  const std::size_t question_at = text.find(task.question);
+  if (question_at == std::string::npos)
+    return fmt::format("does not show the question in its first {} message (only instructions may come before it)",
+                       messages[first].role);
+  if (!task.options.empty() && text.find(lettered_options(task), question_at + task.question.size()) == std::string::npos)
+    return "does not show the options after the question";
+  std::string before;
+  for (std::size_t m = 0; m < first; ++m) before += messages[m].content + "\n";
+  before += text.substr(0, question_at);
+  if (names_a_round(before)) return "names the round before the question: round-specific text must follow the stable part";
+  return {};
+}
+
+// A later turn: the agent's reply to the previous turn and what is new appended to its
+// request; or that request again as another sample or draft of the same turn.
 std::string continuation_problem(const std::vector<simulated::Exchange>& calls, std::size_t index,
                                  std::size_t previous_turn, const std::vector<std::size_t>& earlier) {
   const auto& messages = calls[index].request.messages;
   const auto& before = calls[previous_turn].request.messages;
-  if (messages.size() == before.size() && starts_with(messages, before)) return {};  // one prompt, asked again
+  if (messages.size() == before.size() && starts_with(messages, before)) {
+    const Annotations& now = calls[index].request.note;
+    const Annotations& then = calls[previous_turn].request.note;
+    if (now.turn == then.turn && now.round == then.round && now.sample != then.sample) return {};
+    return fmt::format("repeats the agent's previous request (request {}) instead of extending it", previous_turn);
+  }
   if (const std::size_t same = alike_messages(messages, before); same < before.size()) {
     return fmt::format("does not begin with the agent's previous request (request {}): message {} of {} differs",
                        previous_turn, same, before.size());
@@ -89,19 +128,21 @@ std::string continuation_problem(const std::vector<simulated::Exchange>& calls, 
   return {};
 }
 
-// A fresh request: the stable part, question included, is shared with the previous one, and
-// the request ends with the last text it judges (fenced), so that nothing stable follows.
-std::string fresh_problem(const simulated::Exchange& call, const simulated::Exchange& previous, const Task& task) {
+// A fresh request: it shows the question with its options and ends with the last text it
+// judges (fenced), so that nothing stable follows; after the first, its stable part, question
+// included, is shared with the previous one.
+std::string fresh_problem(const simulated::Exchange& call, const simulated::Exchange* previous, const Task& task) {
   const std::string now = render_chatml(call.request.messages);
   const std::size_t question_end = end_of_question(now, task);
   if (question_end == std::string::npos) return "does not show the question with its options";
-  const std::size_t shared = common_prefix(now, render_chatml(previous.request.messages));
-  if (shared < question_end)
-    return fmt::format("shares {} bytes with the previous request, less than its stable part up to the question's end ({})",
-                       shared, question_end);
   const std::string& last = call.request.messages.back().content;
   if (!last.ends_with(kClosingFence))
     return "does not end with the (fenced) texts it judges: a stable part comes after what varies";
+  if (previous == nullptr) return {};
+  const std::size_t shared = common_prefix(now, render_chatml(previous->request.messages));
+  if (shared < question_end)
+    return fmt::format("shares {} bytes with the previous request, less than its stable part up to the question's end ({})",
+                       shared, question_end);
   return {};
 }
 
@@ -162,11 +203,16 @@ std::vector<std::string> layout_violations(const std::vector<simulated::Exchange
       continue;
     }
     std::string problem;
+    const auto it = previous_turn.find(*key);
+    const simulated::Exchange* previous = it == previous_turn.end() ? nullptr : &calls[it->second];
     if (is_reask(note)) {
       problem = reask_problem(calls, i, earlier[*key]);
-    } else if (const auto it = previous_turn.find(*key); it != previous_turn.end()) {
-      problem = is_fresh(key->second) ? fresh_problem(calls[i], calls[it->second], task)
-                                      : continuation_problem(calls, i, it->second, earlier[*key]);
+    } else if (is_fresh(key->second)) {
+      problem = fresh_problem(calls[i], previous, task);
+    } else if (previous == nullptr) {
+      problem = first_request_problem(calls[i], task);
+    } else {
+      problem = continuation_problem(calls, i, it->second, earlier[*key]);
     }
     if (!problem.empty()) problems.push_back(where(calls[i], i) + ", " + conversation_name(key->second) + ": " + problem);
     earlier[*key].push_back(i);

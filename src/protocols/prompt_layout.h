@@ -44,15 +44,21 @@ std::string role_of(const Annotations& note);
 // conversation (in the order made), nullopt for its first. Requests of unknown turn kinds have none.
 std::vector<std::optional<std::size_t>> previous_requests(const std::vector<simulated::Exchange>& calls);
 
-// Where a debate breaks the rule, one line per problem (empty: it follows it). For each
+// Where a debate breaks the rule, one line per problem (empty: it follows it). A
+// conversation's first request opens with its stable part: only instructions (system messages,
+// the opening of the first other message) come before the question, which that message shows
+// with its options after it, and no round number comes before the question. For each later
 // request of a continued conversation, with P its predecessor:
 //  - a re-ask is P, P's reply as an assistant message, and the correction;
-//  - any other request is P again (another sample or draft of one prompt), or P message for
-//    message, then the agent's own reply to P's turn (to P, a re-ask of it, or a request
-//    repeating it) as an assistant message, then what is new, ending with a user message.
-// Fresh conversations must instead share, with P, a prefix that contains the whole question
-// (and its options), and end with the last text they judge or condense, fenced in ``` as
-// parley shows such texts: their stable part comes first, what varies last.
+//  - a request of P's turn and round with another sample index (another sample or draft of
+//    one prompt) may be P again;
+//  - any other request is P message for message, then the agent's own reply to P's turn (to
+//    P, a re-ask of it, or a request repeating it) as an assistant message, then what is new,
+//    ending with a user message: it strictly extends P.
+// Fresh conversations must instead show the whole question with its options, end with the last
+// text they judge or condense, fenced in ``` as parley shows such texts (their stable part
+// comes first, what varies last), and after the first share with P a prefix that contains the
+// question.
 std::vector<std::string> layout_violations(const std::vector<simulated::Exchange>& calls, const Task& task);
 
 // A request as a ChatML chat template renders it, generation prompt included:

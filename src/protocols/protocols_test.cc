@@ -269,6 +269,59 @@ TEST(Budget, AReplysReportedUsageReplacesItsReservation) {
   EXPECT_EQ(debate.budget_remaining(), 5000 - call.prompt_tokens - call.completion_tokens);
 }
 
+// One agent asked twice in turn: an answer, then a revision.
+class AnswerThenRevise final : public Protocol {
+ public:
+  Async<std::optional<std::string>> run(Debate& debate) const override {
+    const Agent agent = debate.agents(1).at(0);
+    std::vector<ChatMessage> messages = {{"user", "Which planet is largest? A. Mars B. Jupiter C. Venus D. Earth"}};
+    const TurnInfo answer;
+    const Turn first = co_await debate.ask(agent, messages, answer);
+    messages.push_back({"assistant", first.text});
+    messages.push_back({"user", "Revise."});
+    TurnInfo revise;
+    revise.round = 1;
+    revise.turn = "revise";
+    const Turn second = co_await debate.ask(agent, messages, revise);
+    co_return second.answer.value;
+  }
+};
+
+TEST(Budget, SpentToExactlyZeroByACallHaltsTheNextWithoutAnOverrun) {
+  // The budget is exactly what the first call reports using: nothing is over budget, and the
+  // next call finds none left. The debate stops with status budget, answers with its vote, and
+  // records the halt as its one event (docs/protocols.md, "Budget"); a budget one token smaller
+  // is overrun by the first call, which is recorded as such.
+  const auto run = [](std::optional<std::int64_t> budget) {
+    Harness h([](const ChatRequest&) { return reply("B") + std::string(400, ' '); });
+    const AnswerThenRevise protocol;
+    return h.run_protocol(protocol, "two_asks", budget);
+  };
+  const Transcript unlimited = run(std::nullopt);
+  ASSERT_EQ(unlimited.messages.size(), 2u);
+  const std::int64_t first_call = unlimited.messages[0].prompt_tokens + unlimited.messages[0].completion_tokens;
+
+  const Transcript spent = run(first_call);
+  EXPECT_EQ(spent.status, DebateStatus::kBudget);
+  ASSERT_EQ(spent.messages.size(), 1u);
+  EXPECT_EQ(spent.prompt_tokens() + spent.completion_tokens(), first_call);
+  EXPECT_EQ(spent.final_answer, "B");
+  const std::string reason = "token budget of " + std::to_string(first_call) +
+                             " spent or reserved before a1's revise turn in round 1";
+  EXPECT_EQ(spent.status_reason, reason);
+  ASSERT_EQ(spent.events.size(), 1u);
+  EXPECT_EQ(spent.events[0].round, 0);
+  EXPECT_EQ(spent.events[0].kind, "budget");
+  EXPECT_EQ(spent.events[0].detail, reason);
+
+  const Transcript overrun = run(first_call - 1);
+  EXPECT_EQ(overrun.status, DebateStatus::kBudget);
+  ASSERT_EQ(overrun.events.size(), 2u);
+  EXPECT_EQ(overrun.events[0].kind, "budget_overrun");
+  EXPECT_EQ(overrun.events[0].detail, "1 tokens over budget");
+  EXPECT_EQ(overrun.events[1].kind, "budget");
+}
+
 TEST(BestOf, DraftsOfSampleSCarrySampleIndicesSTimesNPlusI) {
   Harness h([](const ChatRequest& r) -> std::string {
     if (r.note.turn.rfind("judge", 0) == 0) return R"({"score": 3})";

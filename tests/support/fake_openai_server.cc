@@ -414,9 +414,10 @@ void FakeOpenAiServer::Impl::handle_requests(Connection& connection) {
     update_peak(peak_pending, ++pending_);
 
     FakeResponse response = route(request);
-    bool keep_alive = http.keep_alive && !response.close_after && !response.reset_mid_body;
+    bool keep_alive = http.keep_alive && !response.close_after && !response.reset_mid_body && !response.close_unanswered;
     OutgoingReply reply{now + std::chrono::milliseconds(std::max(response.delay_ms, 0)),
-                        serialize(response, keep_alive), true, !keep_alive, response.reset_mid_body};
+                        response.close_unanswered ? std::string() : serialize(response, keep_alive), true, !keep_alive,
+                        response.reset_mid_body};
     if (!keep_alive) connection.reading_requests = false;
     enqueue(connection, std::move(reply));
   }

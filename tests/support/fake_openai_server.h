@@ -31,6 +31,8 @@ struct FakeResponse {
   int delay_ms = 0;             // wait this long (in the event loop) before replying
   bool reset_mid_body = false;  // send the headers and half the body, then RST
   bool close_after = false;     // close the connection after replying
+  bool close_unanswered = false;  // close the connection without replying (as a server whose
+                                  // keep-alive timeout ends as the request arrives)
 };
 
 // Called on the server thread, one request at a time; an exception becomes a 500 reply.

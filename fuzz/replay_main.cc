@@ -39,8 +39,11 @@ void save_crash_input(int signal_number) {
 
 void run_one(const std::string& input) {
   g_current = &input;
-  // An exact-size heap copy, so that a sanitizer sees a read past the end.
+  // An exact-size heap copy, so that a sanitizer sees a read past the end. An empty input still
+  // comes with a valid pointer, as libFuzzer passes it (an empty vector's data() is null, which
+  // fwrite or memcpy may not be given even for zero bytes).
   std::vector<std::uint8_t> bytes(input.begin(), input.end());
+  if (bytes.empty()) bytes.reserve(1);
   LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   g_current = nullptr;
 }

@@ -27,7 +27,7 @@ Interval bootstrap_mean_ci(std::span<const double> values, std::uint64_t seed,
 // quantity k of unit i (every quantity has the same number of units). One stream of resamples
 // (each drawing the unit indices as bootstrap_means does with `seed`) serves all of them, so
 // interval k is exactly bootstrap_mean_ci(quantities[k], seed, resamples, alpha), for the
-// draws of one quantity.
+// draws of one quantity (a NaN bound may differ in sign: vector adds may swap NaN operands).
 std::vector<Interval> bootstrap_mean_cis(std::span<const std::span<const double>> quantities, std::uint64_t seed,
                                          int resamples = 2000, double alpha = 0.05);
 

@@ -149,6 +149,26 @@ TEST_P(OpenAiClientChatN, CallsDuringTheProbeWaitForItsAnswer) {
   EXPECT_EQ(std::count(ns.begin(), ns.end(), 2), 1);
 }
 
+// A proxy's HTML error page is no answer about "n", whatever its script says ("var n=..."): the
+// request is retried as any 503 is, and the retry's choices are taken.
+TEST_P(OpenAiClientChatN, AnHtmlErrorPageIsRetriedNotTakenForNoN) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeResponse page;
+  page.status = 503;
+  page.body = "<html><script>var n=document.getElementById(\"x\"); n = 1;</script>Service Unavailable</html>";
+  CompletionSpec two = answer_spec("Answer: A");
+  two.more_choices = {"Answer: D"};
+  FakeOpenAiServer server(scripted(recorder, {page, ok_reply(two)}));
+  Harness harness(GetParam());
+  auto client = harness.client(options_for(server));
+  const std::vector<ChatResult> results = run_chat_n(harness, *client, question(), 2)[0];
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(ok(results[0]).text, "Answer: A");
+  EXPECT_EQ(ok(results[1]).text, "Answer: D");
+  EXPECT_EQ(ok(results[0]).attempts, 2);
+  EXPECT_EQ(ns_asked(*recorder), (std::vector<int>{2, 2}));
+}
+
 TEST_P(OpenAiClientChatN, AFailedProbeIsNoAnswerAndTheNextCallProbesAgain) {
   auto recorder = std::make_shared<Recorder>();
   CompletionSpec two = answer_spec("Answer: A");

@@ -676,32 +676,81 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
   return shorten_utf8(one_line(text), max_bytes);
 }
 
-bool refuses_n(std::string_view body) {
-  {
-    const JsonBody json(body);
-    const element* parsed = json.root();
-    if (parsed != nullptr && string_or_empty(member(member(*parsed, "error"), "param")) == "n") return true;
+namespace {
+
+// Whether one error message names n: quoted ('n', "n", `n`), as the subject of a rule ("n must
+// be 1", "n > 1", "only n=1", "n != 1", "n: 4 exceeds ..."), as the argument a sentence ends on
+// ("Unrecognized request argument supplied: n"), or in the words of servers that answer one
+// choice only. In a Python repr of validation errors only a field location ending in 'n' counts:
+// such a repr quotes the request back ('n': 3), whatever the error was about.
+bool message_names_n(std::string message) {
+  for (char& c : message) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (message.find("'loc':") != std::string::npos) {
+    for (std::size_t at = message.find("'loc':"); at != std::string::npos; at = message.find("'loc':", at + 1)) {
+      const std::size_t close = message.find_first_of(")]", at);
+      if (close == std::string::npos) continue;
+      std::string_view location = std::string_view(message).substr(at, close - at);
+      while (location.ends_with(' ') || location.ends_with(',')) location.remove_suffix(1);
+      if (location.ends_with("'n'")) return true;
+    }
+    return false;
   }
-  std::string text = error_summary(body, std::string::npos);
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const std::string_view quoted : {"'n'", "\"n\"", "`n`"}) {
-    if (text.find(quoted) != std::string::npos) return true;
+    if (message.find(quoted) != std::string::npos) return true;
   }
   for (const std::string_view phrase : {"completion choice", "parallel sampling"}) {
-    if (text.find(phrase) != std::string::npos) return true;
+    if (message.find(phrase) != std::string::npos) return true;
   }
-  // A word "n" followed by a rule about it: "n must ...", "n > 1", "n=1", "n != 1", "n < 2".
-  const auto word_character = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = text.find('n'); at != std::string::npos; at = text.find('n', at + 1)) {
-    if (at > 0 && word_character(text[at - 1])) continue;
-    std::string_view rest = std::string_view(text).substr(at + 1);
+  // A word "n" (not part of "top-n", "n_ctx" or "n/a") followed by a rule about it, or ending
+  // the message.
+  const auto joins_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+  for (std::size_t at = message.find('n'); at != std::string::npos; at = message.find('n', at + 1)) {
+    if (at > 0 && joins_word(message[at - 1])) continue;
+    std::string_view rest = std::string_view(message).substr(at + 1);
+    if (!rest.empty() && (joins_word(rest.front()) || rest.front() == '/')) continue;
     const std::size_t spaces = rest.find_first_not_of(' ');
-    if (spaces == std::string_view::npos) continue;
-    if (spaces > 0 && rest.substr(spaces).starts_with("must ")) return true;
+    if (spaces == std::string_view::npos) return true;  // "... supplied: n"
     rest.remove_prefix(spaces);
-    if (rest.starts_with('>') || rest.starts_with('<') || rest.starts_with('=') || rest.starts_with("!=")) return true;
+    if ((spaces > 0 && rest.starts_with("must ")) || rest.starts_with('>') || rest.starts_with('<') ||
+        rest.starts_with('=') || rest.starts_with("!=") || rest.starts_with(':') || rest == ".") {
+      return true;
+    }
   }
   return false;
+}
+
+}  // namespace
+
+bool refuses_n(std::string_view body) {
+  // Only what a JSON error object says went wrong is read — never the raw body (an HTML error
+  // page, a traceback) nor the request a server echoes back in a validation error.
+  const JsonBody json(body);
+  const element* root = json.root();
+  if (root == nullptr || !root->is_object()) return false;
+  const std::optional<element> error = member(*root, "error");
+  if (error && string_or_empty(member(*error, "param")) == "n") return true;
+  std::vector<std::string> messages;
+  if (error && error->is_string()) messages.push_back(string_or_empty(error));
+  if (error) messages.push_back(string_or_empty(member(*error, "message")));
+  messages.push_back(string_or_empty(member(*root, "message")));
+  // {"detail": "..."}, or FastAPI's list of validation errors, each with its field's location.
+  if (const std::optional<element> detail = member(*root, "detail")) {
+    messages.push_back(string_or_empty(detail));
+    simdjson::dom::array problems;
+    if (detail->get_array().get(problems) == simdjson::SUCCESS) {
+      for (const element problem : problems) {
+        simdjson::dom::array location;
+        if (const auto loc = member(problem, "loc"); loc && loc->get_array().get(location) == simdjson::SUCCESS) {
+          std::optional<element> last;
+          for (const element part : location) last = part;
+          if (last && string_or_empty(last) == "n") return true;
+        }
+        messages.push_back(string_or_empty(member(problem, "msg")));
+      }
+    }
+  }
+  return std::any_of(messages.begin(), messages.end(),
+                     [](const std::string& message) { return !message.empty() && message_names_n(message); });
 }
 
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs) {

@@ -74,12 +74,16 @@ std::variant<EmbeddingResponse, BadResponse> parse_embedding_response(std::strin
 constexpr std::size_t kErrorSummaryBytes = 200;
 std::string error_summary(std::string_view body, std::size_t max_bytes = kErrorSummaryBytes);
 
-// Whether an error body says the server will not take the "n" a request asked with: its error
-// object's "param" is "n" (OpenAI), or its message names n quoted ('n', "n", `n`), as the
-// subject of a rule ("n must be 1 when using greedy sampling" from vLLM, "n > 1 is not
-// supported", "only n=1"), or in the words of servers that answer one choice only ("Only one
+// Whether an error body says the server will not take the "n" a request asked with. Only a JSON
+// error object is read, and only what it says went wrong (error.message or error, message,
+// detail, each detail[].msg): its "param" is "n" (OpenAI), a validation error's field location
+// ends in "n" (FastAPI/pydantic), or a message names n — quoted ('n', "n", `n`), as the subject
+// of a rule ("n must be 1 when using greedy sampling" from vLLM, "n > 1 is not supported",
+// "only n=1", "n: 4 exceeds ..."), as the argument a message ends on ("Unrecognized request
+// argument supplied: n"), or in the words of servers that answer one choice only ("Only one
 // completion choice is allowed" from llama.cpp's server, "Parallel sampling is not supported"
-// from SGLang). A word "n" or "choice" elsewhere ("tool_choice", "n/a") is not about it.
+// from SGLang). A word "n" elsewhere ("tool_choice", "top-n", "n_ctx", "n/a"), an HTML page, a
+// traceback or the request echoed back is not about it.
 bool refuses_n(std::string_view body);
 
 // `text` cut to at most max_bytes on a UTF-8 boundary, "..." marking a cut.

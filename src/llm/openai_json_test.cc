@@ -582,26 +582,45 @@ TEST(ErrorSummary, TruncatesOnCharacterBoundaries) {
   EXPECT_EQ(error_summary("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 5), "\xC3\xA9\xC3\xA9...");
 }
 
+// A JSON error's message, as servers send them.
+std::string error_message(std::string_view message) {
+  return nlohmann::json{{"error", {{"message", message}}}}.dump();
+}
+
 TEST(RefusesN, TheParamOrARuleAboutNNotAnyWordN) {
   EXPECT_TRUE(refuses_n(R"({"error": {"message": "Unsupported value.", "param": "n"}})"));
   EXPECT_TRUE(refuses_n(R"({"error": {"message": "Invalid 'n': integer above maximum value."}})"));
   EXPECT_TRUE(refuses_n(R"({"error": {"message": "\"n\" is not allowed"}})"));
   EXPECT_TRUE(refuses_n(R"({"message": "`n` must be 1"})"));
   EXPECT_TRUE(refuses_n(R"({"message": "N must be at least 1, got 0."})"));
-  EXPECT_TRUE(refuses_n("this endpoint supports only n=1"));
-  EXPECT_TRUE(refuses_n("n != 1 is not supported"));
-  EXPECT_TRUE(refuses_n("(n>1) unsupported"));
-  EXPECT_TRUE(refuses_n("Illegal param: only one completion choice is allowed"));
-  EXPECT_TRUE(refuses_n("sampling_params.n must be 1; parallel sampling is not supported."));
+  EXPECT_TRUE(refuses_n(R"({"detail": "n > 1 is not supported"})"));
+  EXPECT_TRUE(refuses_n(R"({"error": "only n=1"})"));
+  for (const char* message : {"this endpoint supports only n=1", "n != 1 is not supported", "(n>1) unsupported",
+                              "Illegal param: only one completion choice is allowed",
+                              "sampling_params.n must be 1; parallel sampling is not supported.",
+                              "Unrecognized request argument supplied: n", "Unexpected parameter: n.",
+                              "Sampling: n: 4 exceeds max_num_seqs"}) {
+    EXPECT_TRUE(refuses_n(error_message(message))) << message;
+  }
+  // FastAPI's validation errors name the field by location; pydantic's repr in a message too.
+  EXPECT_TRUE(refuses_n(R"({"detail": [{"type": "less_than_equal", "loc": ["body", "n"], "msg": "Input should be less than or equal to 1", "input": 3}]})"));
+  EXPECT_TRUE(refuses_n(error_message("[{'type': 'less_than_equal', 'loc': ('body', 'n'), 'msg': 'Input should be <= 1'}]")));
+
   // Not about n: another parameter named, n inside words or alone without a rule.
   EXPECT_FALSE(refuses_n(R"({"error": {"message": "Unsupported value.", "param": "temperature"}})"));
-  EXPECT_FALSE(refuses_n(R"({"error": {"message": "Invalid value for 'tool_choice': n/a"}})"));
-  EXPECT_FALSE(refuses_n("upstream not ready, down"));
-  EXPECT_FALSE(refuses_n("n"));
-  EXPECT_FALSE(refuses_n("got n tokens"));
-  EXPECT_FALSE(refuses_n("nmust be"));
-  EXPECT_FALSE(refuses_n("choices must not be empty"));
+  for (const char* message : {"Invalid value for 'tool_choice': n/a", "upstream not ready, down", "got n tokens", "nmust be",
+                              "choices must not be empty", "top-n must be a positive integer",
+                              "the request exceeds the available context size (n_ctx = 4096)", ""}) {
+    EXPECT_FALSE(refuses_n(error_message(message))) << message;
+  }
+  // Only a JSON error object is read: not an HTML page or a traceback, whatever their words...
+  EXPECT_FALSE(refuses_n("<html><script>var n=document.getElementById('x')</script>503</html>"));
+  EXPECT_FALSE(refuses_n("Traceback (most recent call last):\n  n = len(prompts)\nValueError"));
+  EXPECT_FALSE(refuses_n("n must be 1"));
   EXPECT_FALSE(refuses_n(""));
+  // ...nor the request a server echoes back beside an error about something else.
+  EXPECT_FALSE(refuses_n(R"({"detail": [{"type": "missing", "loc": ["body", "model"], "msg": "Field required", "input": {"messages": [], "n": 3}}]})"));
+  EXPECT_FALSE(refuses_n(error_message("[{'type': 'missing', 'loc': ('body', 'model'), 'msg': 'Field required', 'input': {'messages': [], 'n': 3}}]")));
 }
 
 TEST(ReduceLogprobs, PinnedByHand) {

@@ -45,9 +45,10 @@ std::string role_of(const Annotations& note);
 std::vector<std::optional<std::size_t>> previous_requests(const std::vector<simulated::Exchange>& calls);
 
 // Where a debate breaks the rule, one line per problem (empty: it follows it). A
-// conversation's first request opens with its stable part: only instructions (system messages,
-// the opening of the first other message) come before the question, which that message shows
-// with its options after it, and no round number comes before the question. For each later
+// conversation's first request opens with its stable part: its first non-system message shows
+// the question with its options after it, and no round number ("Round 2") comes before the
+// question. (What else comes before the question is not checked: the checker does not tell
+// instructions from other text.) For each later
 // request of a continued conversation, with P its predecessor:
 //  - a re-ask is P, P's reply as an assistant message, and the correction;
 //  - a request of P's turn and round with another sample index (another sample or draft of

@@ -78,7 +78,7 @@ std::vector<Interval> bootstrap_mean_cis(std::span<const std::span<const double>
   // Unit-major, so one drawn index reads all of its unit's quantities at once; the sums of a
   // resample are taken 8, 4, 2 or 1 quantities at a time (no padding lanes to add). Each
   // quantity's sum still adds its draws in draw order, as bootstrap_means does, so the results
-  // are the same to the bit.
+  // are the same to the bit (a NaN's sign aside).
   std::vector<double> units(n * k_count);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < k_count; ++k) units[i * k_count + k] = quantities[k][i];

@@ -142,7 +142,7 @@ class CurlTransport final : public WaitableTransport {
 
   Async<HttpResponse> post(HttpRequest request) override {
     Transfer transfer;
-    transfer.request = request;
+    transfer.request = std::move(request);
     co_await Start{this, &transfer};
     co_return std::move(transfer.response);
   }

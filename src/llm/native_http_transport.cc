@@ -143,7 +143,7 @@ class NativeHttpTransport final : public WaitableTransport {
 
   Async<HttpResponse> post(HttpRequest request) override {
     Transfer transfer;
-    transfer.request = request;
+    transfer.request = std::move(request);
     co_await Start{this, &transfer};
     co_return std::move(transfer.response);
   }

@@ -1,6 +1,5 @@
 #include "core/json_writer.h"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -58,11 +57,9 @@ std::string_view escape_of(unsigned char c) {
   return kEscapes[c];
 }
 
-// Whether byte c is copied into a JSON string as it is: printable ASCII other than '"' and '\\'.
-constexpr bool is_plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
-
-// The position of the first byte at or after `i` that is not plain, or text.size(). Most of a
-// reply is plain: with SSE2 (part of every x86-64) it is passed over 16 bytes at a time.
+// The position of the first byte at or after `i` that is not plain (is_plain_json_byte), or
+// text.size(). Most of a reply is plain: with SSE2 (part of every x86-64) it is passed over
+// 16 bytes at a time.
 std::size_t next_special(std::string_view text, std::size_t i) {
   const char* data = text.data();
 #if defined(__SSE2__)
@@ -75,7 +72,7 @@ std::size_t next_special(std::string_view text, std::size_t i) {
     if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(mask)));
   }
 #endif
-  while (i < text.size() && is_plain(static_cast<unsigned char>(data[i]))) ++i;
+  while (i < text.size() && is_plain_json_byte(static_cast<unsigned char>(data[i]))) ++i;
   return i;
 }
 
@@ -165,7 +162,7 @@ JsonWriter& JsonWriter::key(JsonKey name) {
 }
 
 JsonWriter& JsonWriter::key_text(std::string_view name) {
-  if (std::all_of(name.begin(), name.end(), [](char c) { return is_plain(static_cast<unsigned char>(c)); })) {
+  if (next_special(name, 0) == name.size()) {
     plain_key(name);
     return *this;
   }

@@ -13,16 +13,18 @@
 
 namespace parley {
 
+// Whether a byte goes into a JSON string as it is: printable ASCII other than '"' and '\\'.
+constexpr bool is_plain_json_byte(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 // An object key written in the source, checked when the program is compiled to need no escaping
-// (printable ASCII other than '"' and '\\'), so writing it only copies bytes. Keys known only at
-// run time go through JsonWriter::key_text.
+// (is_plain_json_byte), so writing it only copies bytes. Keys known only at run time go through
+// JsonWriter::key_text.
 class JsonKey {
  public:
   template <std::size_t N>
   consteval JsonKey(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit by design
     for (char c : name_) {
-      const auto b = static_cast<unsigned char>(c);
-      if (b < 0x20 || b >= 0x80 || c == '"' || c == '\\') throw "a JsonKey literal must need no escaping";
+      if (!is_plain_json_byte(static_cast<unsigned char>(c))) throw "a JsonKey literal must need no escaping";
     }
   }
   std::string_view name() const { return name_; }

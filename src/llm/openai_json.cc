@@ -685,8 +685,8 @@ namespace {
 // such a repr quotes the request back ('n': 3), whatever the error was about.
 bool message_names_n(std::string message) {
   for (char& c : message) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (message.find("'loc':") != std::string::npos) {
-    for (std::size_t at = message.find("'loc':"); at != std::string::npos; at = message.find("'loc':", at + 1)) {
+  if (const std::size_t first = message.find("'loc':"); first != std::string::npos) {
+    for (std::size_t at = first; at != std::string::npos; at = message.find("'loc':", at + 1)) {
       const std::size_t close = message.find_first_of(")]", at);
       if (close == std::string::npos) continue;
       std::string_view location = std::string_view(message).substr(at, close - at);

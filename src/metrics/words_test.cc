@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,7 +52,13 @@ class RandomText {
     std::string text;
     for (std::size_t k = 0; k < words; ++k) {
       text += kGaps[below(kGaps.size())];
-      text += kWords[below(kWords.size())];
+      if (below(2) == 0) {
+        text += kWords[below(kWords.size())];
+        continue;
+      }
+      // A made-up word from a small alphabet: some repeat, most are new to the debate.
+      const std::size_t length = 1 + below(12);
+      for (std::size_t i = 0; i < length; ++i) text += "abcdeXYZ"[below(8)];
     }
     return text;
   }
@@ -71,21 +78,26 @@ double plain_jaccard(const std::set<std::string>& a, const std::set<std::string>
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
-// Debates of up to 12 turns with many more distinct words than 64, so that token ids span
-// several words of the bit sets and later turns' sets are longer than earlier ones'.
+// Debates of up to 12 turns of up to 100 words, half of them made up: hundreds of distinct words
+// per debate, so that token ids span several words of the bit sets, later turns' sets are
+// longer than earlier ones', and the vocabulary's table grows (past 128 tokens) mid-debate.
 TEST(DebateWords, AgreeWithAPlainReadingOnRandomText) {
   RandomText random(7);
+  std::size_t most_distinct = 0;
   for (int debate = 0; debate < 300; ++debate) {
     DebateWords words;
     std::vector<Reference> plain;
     std::vector<std::string> texts;
     const std::size_t turns = static_cast<std::size_t>(debate % 12) + 1;
     for (std::size_t t = 0; t < turns; ++t) {
-      texts.push_back(random.next((static_cast<std::size_t>(debate) * 7 + t * 13) % 60));
+      texts.push_back(random.next((static_cast<std::size_t>(debate) * 7 + t * 13) % 100));
       words.add_turn(texts.back());
       plain.push_back(read_plainly(texts.back()));
     }
     ASSERT_EQ(words.turns(), turns);
+    std::set<std::string> vocabulary;
+    for (const Reference& turn : plain) vocabulary.insert(turn.tokens.begin(), turn.tokens.end());
+    most_distinct = std::max(most_distinct, vocabulary.size());
     for (std::size_t a = 0; a < turns; ++a) {
       ASSERT_EQ(words.argument_tokens(a), plain[a].tokens.size()) << texts[a];
       ASSERT_EQ(words.takes_stance(a), plain[a].takes_stance) << texts[a];
@@ -95,6 +107,7 @@ TEST(DebateWords, AgreeWithAPlainReadingOnRandomText) {
       }
     }
   }
+  EXPECT_GT(most_distinct, 256u);  // the table grew twice (at 128 and 256 tokens) in some debate
 }
 
 TEST(DebateWords, EachWordTheSameInEveryCaseAndAtEveryOffset) {

@@ -43,9 +43,19 @@ std::string reask_prompt(const Task& task) {
 
 namespace {
 
+// Appended in place: a round's prompt holds every peer's reply, each copied once.
+void append_solutions(std::string& out, const std::vector<PeerSolution>& peers) {
+  std::size_t size = out.size();
+  for (const auto& peer : peers) size += peer.agent.size() + peer.text.size() + 32;
+  out.reserve(size);
+  for (const auto& peer : peers) {
+    out.append("\n\n").append(peer.agent).append("'s solution:\n```\n").append(peer.text).append("\n```");
+  }
+}
+
 std::string solutions_block(const std::vector<PeerSolution>& peers) {
   std::string out;
-  for (const auto& peer : peers) out += "\n\n" + peer.agent + "'s solution:\n```\n" + peer.text + "\n```";
+  append_solutions(out, peers);
   return out;
 }
 
@@ -70,7 +80,8 @@ std::string peer_solutions_prompt(const Task& task, const std::vector<PeerSoluti
                                   std::string_view briefing) {
   std::string out(briefing);
   if (!out.empty()) out += "\n\n";
-  out += "These are the solutions to the problem from other agents:" + solutions_block(peers);
+  out += "These are the solutions to the problem from other agents:";
+  append_solutions(out, peers);
   out += "\n\nUsing the solutions from other agents as additional information, give an updated "
          "answer to the original problem. ";
   out += format_instruction(task);

@@ -28,6 +28,9 @@ struct UnitKey {
   auto operator<=>(const UnitKey&) const = default;
 };
 
+// Whether a transcript read back carries its calls' texts (MessageRecord::text, reasoning).
+enum class CallTexts { kRead, kSkip };
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -52,13 +55,18 @@ class Store {
   virtual Result<std::vector<Transcript>> load_all() = 0;
   // load_all, which also hands `copy` each transcript's JSON as stored (transcript_to_json's
   // line, the transcripts.jsonl format), in the same order and the same pass over the store:
-  // the export copies these bytes rather than writing the transcripts again.
-  virtual Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view json)>& copy) = 0;
+  // the export copies these bytes rather than writing the transcripts again. With
+  // CallTexts::kSkip the returned transcripts' calls have no text (see transcript_from_json).
+  virtual Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view json)>& copy,
+                                                            CallTexts texts) = 0;
   virtual std::int64_t count() = 0;
 };
 
 // Transcript <-> one JSON object (the transcripts.jsonl line format, docs/formats.md).
 std::string transcript_to_json(const Transcript& transcript);
-Result<Transcript> transcript_from_json(std::string_view json);
+// With CallTexts::kSkip each call's text and reasoning are passed over and left empty (still
+// required to be there): for readers that only count, such as the summary, which then copy
+// no message text.
+Result<Transcript> transcript_from_json(std::string_view json, CallTexts texts = CallTexts::kRead);
 
 }  // namespace parley

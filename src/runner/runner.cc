@@ -259,10 +259,13 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   // lines): copied while the transcripts are read back for the summary, not written again.
   const auto jsonl_path = options.out_dir / "transcripts.jsonl";
   OutputFile jsonl(jsonl_path);
-  auto transcripts = store.load_all_and_copy([&](std::string_view json) {
-    jsonl.append(json);
-    jsonl.append("\n");
-  });
+  // The summary counts and never reads a call's text, so the texts are not copied out again.
+  auto transcripts = store.load_all_and_copy(
+      [&](std::string_view json) {
+        jsonl.append(json);
+        jsonl.append("\n");
+      },
+      CallTexts::kSkip);
   if (!transcripts) {
     outcome.failure = transcripts.error();
     return outcome;

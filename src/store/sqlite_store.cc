@@ -200,9 +200,10 @@ class SqliteStore final : public Store {
     return std::int64_t{sqlite3_changes(db_)};
   }
 
-  Result<std::vector<Transcript>> load_all() override { return load_all_and_copy(nullptr); }
+  Result<std::vector<Transcript>> load_all() override { return load_all_and_copy(nullptr, CallTexts::kRead); }
 
-  Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view)>& copy) override {
+  Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view)>& copy,
+                                                    CallTexts texts) override {
     Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
     if (!s) return failure("prepare");
     std::vector<Transcript> transcripts;
@@ -210,7 +211,7 @@ class SqliteStore final : public Store {
     while ((rc = s.step()) == SQLITE_ROW) {
       const std::string_view json = s.view(0);
       if (copy) copy(json);
-      auto t = transcript_from_json(json);
+      auto t = transcript_from_json(json, texts);
       if (!t) {
         return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.view(1), s.view(2),
                                  from_sql(s.integer(3)), t.error().message)};

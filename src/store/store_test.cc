@@ -85,7 +85,7 @@ TEST_F(StoreTest, LoadAllAndCopyGivesEachRowAsWrittenInLoadOrder) {
   auto store = Store::open(db());
   ASSERT_TRUE(store);
   std::vector<std::string> rows;
-  auto all = (*store)->load_all_and_copy([&](std::string_view json) { rows.emplace_back(json); });
+  auto all = (*store)->load_all_and_copy([&](std::string_view json) { rows.emplace_back(json); }, CallTexts::kRead);
   ASSERT_TRUE(all);
   // (protocol, task_id, seed): debate/q1, single/q1, single/q2.
   ASSERT_EQ(rows.size(), 3u);
@@ -99,6 +99,15 @@ TEST_F(StoreTest, LoadAllAndCopyGivesEachRowAsWrittenInLoadOrder) {
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(transcript_to_json((*all)[i]), rows[i]);
   EXPECT_EQ((*all)[0].task_id, "q1");
   EXPECT_EQ((*all)[0].protocol, "debate");
+  // Without the texts (the summary's reading) the rows copied are still whole.
+  std::vector<std::string> whole_rows;
+  auto counted = (*store)->load_all_and_copy([&](std::string_view json) { whole_rows.emplace_back(json); },
+                                             CallTexts::kSkip);
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(whole_rows, rows);
+  ASSERT_EQ(counted->size(), 3u);
+  EXPECT_TRUE((*counted)[1].messages[0].text.empty());
+  EXPECT_EQ((*counted)[1].messages[0].prompt_tokens, (*all)[1].messages[0].prompt_tokens);
 }
 
 TEST_F(StoreTest, RemoveFailedDeletesOnlyFailedDebatesIncludingUnflushedOnes) {

@@ -49,7 +49,7 @@ void require(const std::bitset<N>& seen, const std::array<const char*, N>& names
   }
 }
 
-MessageRecord read_message(value v) {
+MessageRecord read_message(value v, CallTexts texts) {
   static constexpr std::array<const char*, 7> kRequired = {"id", "round", "agent", "role", "prompt_tokens",
                                                            "completion_tokens", "text"};
   std::bitset<7> seen;
@@ -76,9 +76,10 @@ MessageRecord read_message(value v) {
     } else if (key == "tokens_estimated") {
       m.tokens_estimated = f.get_bool();
     } else if (key == "text") {
-      m.text = read_string(f); seen[6] = true;
+      if (texts == CallTexts::kRead) m.text = read_string(f);
+      seen[6] = true;
     } else if (key == "reasoning") {
-      m.reasoning = read_string(f);
+      if (texts == CallTexts::kRead) m.reasoning = read_string(f);
     } else if (key == "answer") {
       m.answer = read_optional_string(f);
     } else if (key == "confidence") {
@@ -127,9 +128,9 @@ EventRecord read_event(value v) {
   return e;
 }
 
-void read_messages(value v, Transcript& t) {
+void read_messages(value v, Transcript& t, CallTexts texts) {
   for (auto element : v.get_array()) {
-    MessageRecord record = read_message(element.value());
+    MessageRecord record = read_message(element.value(), texts);
     const int index = static_cast<int>(t.messages.size());
     if (record.id != index) throw FormatError{fmt::format("call {} has id {}; ids are the calls' positions", index, record.id)};
     if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
@@ -139,7 +140,7 @@ void read_messages(value v, Transcript& t) {
   }
 }
 
-Transcript read_transcript(value root) {
+Transcript read_transcript(value root, CallTexts texts) {
   static constexpr std::array<const char*, 7> kRequired = {"task_id", "protocol", "seed", "gold", "correct",
                                                            "status", "messages"};
   std::bitset<7> seen;
@@ -176,7 +177,7 @@ Transcript read_transcript(value root) {
     } else if (key == "events") {
       for (auto event : f.get_array()) t.events.push_back(read_event(event.value()));
     } else if (key == "messages") {
-      read_messages(f, t); seen[6] = true;
+      read_messages(f, t, texts); seen[6] = true;
     }
   }
   require(seen, kRequired, "the transcript");
@@ -267,7 +268,7 @@ std::string transcript_to_json(const Transcript& t) {
   return out;
 }
 
-Result<Transcript> transcript_from_json(std::string_view text) {
+Result<Transcript> transcript_from_json(std::string_view text, CallTexts texts) {
   // One parser and one padded buffer per thread, reused: simdjson reads past the end of its
   // input, so the text is copied into room with padding.
   thread_local simdjson::ondemand::parser parser;
@@ -277,7 +278,7 @@ Result<Transcript> transcript_from_json(std::string_view text) {
   try {
     simdjson::ondemand::document document =
         parser.iterate(simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity()));
-    return read_transcript(document.get_value());
+    return read_transcript(document.get_value(), texts);
   } catch (const simdjson::simdjson_error& e) {
     return Error{fmt::format("transcript: {}", e.what())};
   } catch (const FormatError& e) {

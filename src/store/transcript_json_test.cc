@@ -112,6 +112,28 @@ TEST(TranscriptJson, InvalidUtf8IsReplacedNotFatal) {
   EXPECT_EQ(back->messages[0].text, "bad \xEF\xBF\xBD byte");
 }
 
+// The summary's reading: everything but the calls' texts, which must still be there.
+TEST(TranscriptJson, SkippingCallTextsKeepsEverythingElse) {
+  const Transcript t = full_transcript();
+  auto read = transcript_from_json(transcript_to_json(t), CallTexts::kSkip);
+  ASSERT_TRUE(read) << read.error().message;
+  Transcript expected = t;
+  for (auto& m : expected.messages) m.text.clear(), m.reasoning.clear();
+  EXPECT_EQ(transcript_to_json(*read), transcript_to_json(expected));
+  EXPECT_EQ(read->messages[0].answer, "B");
+  EXPECT_TRUE(read->messages[0].tokens_estimated);
+
+  auto j = nlohmann::json::parse(transcript_to_json(t));
+  j["messages"][0].erase("text");
+  auto missing = transcript_from_json(j.dump(), CallTexts::kSkip);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("\"text\""), std::string::npos) << missing.error().message;
+  j = nlohmann::json::parse(transcript_to_json(t));
+  j["messages"][0]["text"] = 7;  // skipped, so its type is not checked; the rest still is
+  j["messages"][0]["round"] = "one";
+  EXPECT_FALSE(transcript_from_json(j.dump(), CallTexts::kSkip));
+}
+
 TEST(TranscriptJson, CallsWithoutIdsFromAnOlderParleyAreRefused) {
   auto j = nlohmann::json::parse(transcript_to_json(full_transcript()));
   for (auto& m : j["messages"]) {

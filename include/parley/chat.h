@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,9 +16,34 @@
 
 namespace parley {
 
+// A message's text, shared rather than copied. Each agent's conversation is append-only, and
+// every request carries it whole, so round r's request repeats every message of round r-1's:
+// copying a SharedText only counts a reference. Immutable; reads as a const std::string.
+class SharedText {
+ public:
+  SharedText() = default;
+  SharedText(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}  // NOLINT: implicit
+  SharedText(const char* text) : SharedText(std::string(text)) {}                                // NOLINT: implicit
+  explicit SharedText(std::string_view text) : SharedText(std::string(text)) {}
+
+  const std::string& str() const { return text_ ? *text_ : empty_text(); }
+  operator const std::string&() const { return str(); }  // NOLINT: reads as a string
+  operator std::string_view() const { return str(); }    // NOLINT: reads as a string
+  std::size_t size() const { return str().size(); }
+  bool empty() const { return str().empty(); }
+
+  friend bool operator==(const SharedText& text, std::string_view other) { return text.str() == other; }
+
+ private:
+  static const std::string& empty_text();
+  std::shared_ptr<const std::string> text_;
+};
+
+std::ostream& operator<<(std::ostream& out, const SharedText& text);
+
 struct ChatMessage {
   std::string role;  // "system" | "user" | "assistant"
-  std::string content;
+  SharedText content;
 };
 
 struct Sampling {

@@ -1,9 +1,17 @@
 #include "parley/chat.h"
 
 #include <cmath>
+#include <ostream>
 #include <stdexcept>
 
 namespace parley {
+
+const std::string& SharedText::empty_text() {
+  static const std::string kEmpty;
+  return kEmpty;
+}
+
+std::ostream& operator<<(std::ostream& out, const SharedText& text) { return out << text.str(); }
 
 const char* call_error_kind_name(CallErrorKind kind) {
   switch (kind) {

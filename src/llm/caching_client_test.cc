@@ -396,8 +396,8 @@ TEST(CacheKey, CoversEveryIdentifyingFieldAndNothingElse) {
       [](ChatRequest& r) { r.note.seed = 2; },
       // Field boundaries: moving text between two messages changes the key.
       [](ChatRequest& r) {
-        r.messages[0].content += "W";
-        r.messages[1].content.erase(0, 1);
+        r.messages[0].content = r.messages[0].content.str() + "W";
+        r.messages[1].content = r.messages[1].content.str().substr(1);
       },
   };
   std::set<std::string> keys = {key};

@@ -167,7 +167,7 @@ TEST(SidEtProtocol, BelowTheThresholdDebatesFromTheSingleAnswerAndStopsOnConsens
   ASSERT_GE(a1.messages.size(), 3u);
   EXPECT_EQ(a1.messages[1].role, "assistant");
   EXPECT_EQ(a1.messages[1].content, signed_reply("a1", "C"));
-  EXPECT_NE(request(h, "a2", 1).messages.back().content.find("Reasoning of a1."), std::string::npos);
+  EXPECT_NE(request(h, "a2", 1).messages.back().content.str().find("Reasoning of a1."), std::string::npos);
   const auto stops = events_of(t, "stop");
   ASSERT_EQ(stops.size(), 1u);
   EXPECT_EQ(stops[0].round, 1);

@@ -125,7 +125,7 @@ TEST(Judge, WithoutMaskingAgentsAreShownByNameInOrder) {
   const auto& r = h.client->requests.at(0);
   EXPECT_EQ(r.note.shown[0].label, "a1");
   EXPECT_EQ(r.note.shown[1].label, "a2");
-  EXPECT_LT(r.messages.back().content.find("a1:"), r.messages.back().content.find("a2:"));
+  EXPECT_LT(r.messages.back().content.str().find("a1:"), r.messages.back().content.str().find("a2:"));
   EXPECT_EQ(v.winner, 1u);
 }
 
@@ -142,8 +142,8 @@ TEST(Judge, MalformedVerdictIsReaskedThenRecordedAsAFailure) {
   const auto& reask = h.client->requests[1].messages;
   ASSERT_EQ(reask.size(), 3u);
   EXPECT_EQ(reask[1].role, "assistant");
-  EXPECT_NE(reask[2].content.find("no JSON object"), std::string::npos);
-  EXPECT_NE(reask[2].content.find("\"score\": <an integer from 1 to 5>"), std::string::npos);
+  EXPECT_NE(reask[2].content.str().find("no JSON object"), std::string::npos);
+  EXPECT_NE(reask[2].content.str().find("\"score\": <an integer from 1 to 5>"), std::string::npos);
   bool failure_recorded = false;
   for (const auto& e : t.events) failure_recorded |= e.kind == "judge_failed" && e.detail.find("j1") == 0;
   EXPECT_TRUE(failure_recorded);
@@ -168,7 +168,7 @@ TEST(Judge, AReaskThatFixesTheVerdictIsUsed) {
   const Transcript t = h.run_with([&](Debate& d) -> Async<void> { v = co_await Judge(d).score(kThree[1], 0); });
   EXPECT_EQ(v.score, 0.75);
   EXPECT_EQ(t.messages.size(), 2u);
-  EXPECT_NE(h.client->requests[1].messages[2].content.find("got 9"), std::string::npos);
+  EXPECT_NE(h.client->requests[1].messages[2].content.str().find("got 9"), std::string::npos);
 }
 
 TEST(Judge, PanelScoresAreAggregatedByMeanOrMedian) {

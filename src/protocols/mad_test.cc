@@ -161,7 +161,7 @@ TEST(Mad, StopsInRoundThreeWithTheOptionTextCanonicalised) {
   EXPECT_EQ(neg3[1].content, "Negative round 1.\nAnswer: A");
   EXPECT_EQ(neg3[3].content, "Negative round 2.\nAnswer: A");
   std::string seen;
-  for (const auto& m : neg3) seen += m.content + "\n";
+  for (const auto& m : neg3) seen += m.content.str() + "\n";
   for (const char* message : {"Affirmative round 1.", "Affirmative round 2.", "Affirmative round 3.",
                                      "Negative round 1.", "Negative round 2.", "[Round 1] Judge:", "[Round 2] Judge:"}) {
     EXPECT_EQ(count_of(seen, message), 1) << message << "\n" << seen;
@@ -171,7 +171,7 @@ TEST(Mad, StopsInRoundThreeWithTheOptionTextCanonicalised) {
             std::string::npos);
   // The judge likewise: every message of the debate once, round 3 included.
   std::string judged;
-  for (const auto& m : request(h, "judge_mad", 3).messages) judged += m.content + "\n";
+  for (const auto& m : request(h, "judge_mad", 3).messages) judged += m.content.str() + "\n";
   for (const char* message : {"Affirmative round 1.", "Affirmative round 2.", "Affirmative round 3.",
                                      "Negative round 1.", "Negative round 2.", "Negative round 3."}) {
     EXPECT_EQ(count_of(judged, message), 1) << message << "\n" << judged;
@@ -219,7 +219,7 @@ TEST(Mad, NoPreferenceForMaxRoundsEndsInTheFinalisationOverTheCandidates) {
   const auto& final_messages = request(h, "judge_final", 5).messages;
   ASSERT_EQ(final_messages.size(), 11u);
   for (std::size_t r = 0; r < 5; ++r) {
-    EXPECT_NE(final_messages[2 * r].content.find("This is round " + std::to_string(r + 1) +
+    EXPECT_NE(final_messages[2 * r].content.str().find("This is round " + std::to_string(r + 1) +
                                                  ".\n\nAffirmative side, this round:\n" + reply("B")),
               std::string::npos)
         << final_messages[2 * r].content;

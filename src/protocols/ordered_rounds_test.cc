@@ -67,7 +67,7 @@ TEST(WithinRound, EachTurnSeesOnlyThePeersWhoSpokeBeforeItInTheSameRound) {
   // Round 0: the first speaker gets the plain task prompt; later ones read the earlier replies.
   for (std::size_t k = 0; k < 3; ++k) {
     const bool mentions_peers =
-        h.client->requests[k].messages.back().content.find("already answered in this round") != std::string::npos;
+        h.client->requests[k].messages.back().content.str().find("already answered in this round") != std::string::npos;
     EXPECT_EQ(mentions_peers, k > 0);
   }
   // Round 1's first speaker sees no peer: it reconsiders its own solution, as in NI.
@@ -112,9 +112,9 @@ TEST(NoInteraction, AgentsSeeOnlyTheirOwnEarlierTurns) {
     if (r.note.round == 1) {
       ASSERT_EQ(r.messages.size(), 3u);  // task, own reply, reconsider
       EXPECT_EQ(r.messages[1].role, "assistant");
-      EXPECT_NE(r.messages[2].content.find("Reconsider your previous solution"), std::string::npos);
+      EXPECT_NE(r.messages[2].content.str().find("Reconsider your previous solution"), std::string::npos);
       for (const char* peer : {"a1's solution", "a2's solution", "a3's solution"})
-        EXPECT_EQ(r.messages[2].content.find(peer), std::string::npos);
+        EXPECT_EQ(r.messages[2].content.str().find(peer), std::string::npos);
     }
   }
   EXPECT_EQ(t.final_answer, "B");

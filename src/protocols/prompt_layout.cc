@@ -90,7 +90,7 @@ std::string first_request_problem(const simulated::Exchange& call, const Task& t
   if (!task.options.empty() && text.find(lettered_options(task), question_at + task.question.size()) == std::string::npos)
     return "does not show the options after the question";
   std::string before;
-  for (std::size_t m = 0; m < first; ++m) before += messages[m].content + "\n";
+  for (std::size_t m = 0; m < first; ++m) before += messages[m].content.str() + "\n";
   before += text.substr(0, question_at);
   if (names_a_round(before)) return "names the round before the question: round-specific text must follow the stable part";
   return {};
@@ -223,7 +223,7 @@ std::vector<std::string> layout_violations(const std::vector<simulated::Exchange
 
 std::string render_chatml(const std::vector<ChatMessage>& messages) {
   std::string out;
-  for (const auto& m : messages) out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+  for (const auto& m : messages) out += "<|im_start|>" + m.role + "\n" + m.content.str() + "<|im_end|>\n";
   return out + "<|im_start|>assistant\n";
 }
 

@@ -28,9 +28,10 @@ std::string format_instruction(const Task& task);
 // Sent after a reply whose final answer could not be parsed.
 std::string reask_prompt(const Task& task);
 
+// Views into the turns it was built from, which outlive the prompt built from it.
 struct PeerSolution {
-  std::string agent;
-  std::string text;
+  std::string_view agent;
+  std::string_view text;
 };
 
 // Du et al.'s debate turn: the peers' latest solutions, then the request to update. A

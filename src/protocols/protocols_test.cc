@@ -22,7 +22,7 @@ TEST(Single, AsksOnceWithQuestionAndOptions) {
   Harness h([](const ChatRequest&) { return reply("B"); });
   const Transcript t = h.run("single");
   ASSERT_EQ(h.client->requests.size(), 1u);
-  const auto& prompt = h.client->requests[0].messages.back().content;
+  const std::string& prompt = h.client->requests[0].messages.back().content;
   EXPECT_NE(prompt.find("Which planet is largest?"), std::string::npos);
   EXPECT_NE(prompt.find("B. Jupiter"), std::string::npos);
   EXPECT_EQ(t.status, DebateStatus::kCompleted);

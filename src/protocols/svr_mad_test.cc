@@ -157,7 +157,7 @@ TEST(SvrMad, WhenTheBudgetRunsOutEachAgentVotesItsPostDebateMajority) {
   EXPECT_EQ(third.note.shown[0].agent, "a1");
   EXPECT_EQ(third.note.shown[0].answer, "B");
   EXPECT_DOUBLE_EQ(third.note.shown[0].confidence.value_or(-1.0), 0.9);
-  EXPECT_NE(third.messages.back().content.find("Confidence: 90%"), std::string::npos);
+  EXPECT_NE(third.messages.back().content.str().find("Confidence: 90%"), std::string::npos);
 }
 
 TEST(SvrMad, AcceptanceCountsDistinctChallengersNotDebates) {

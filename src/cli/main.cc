@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/heap.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/trigger_commands.h"
@@ -364,6 +365,7 @@ int main_impl(int argc, char** argv) {
 }  // namespace parley::cli
 
 int main(int argc, char** argv) {
+  parley::cli::reserve_heap_in_huge_pages();
   try {
     return parley::cli::finish_output(parley::cli::main_impl(argc, argv));
   } catch (const parley::cli::OutputFailed& failure) {

@@ -1,0 +1,40 @@
+#include "cli/heap.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define PARLEY_HUGE_PAGE_HEAP 1
+#endif
+
+namespace parley::cli {
+
+void reserve_heap_in_huge_pages() {
+#if defined(PARLEY_HUGE_PAGE_HEAP) && defined(MADV_HUGEPAGE)
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  // Address space only: pages are backed when first touched, so RSS is what the run uses.
+  constexpr std::size_t kReserve = std::size_t{256} << 20;
+  // glibc's main heap grows by sbrk; with a top pad its next growth takes the reserve at once,
+  // a high trim threshold keeps freed memory rather than giving it back to be faulted in
+  // again, and blocks up to 4 MiB come from the heap rather than from mmaps of their own.
+  if (mallopt(M_TOP_PAD, static_cast<int>(kReserve)) == 0) return;
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kReserve));
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(2 * kHugePage));
+  const auto heap_end = [] { return reinterpret_cast<std::uintptr_t>(sbrk(0)); };
+  const std::uintptr_t before = heap_end();
+  // Called through a volatile pointer, which the compiler cannot elide as an unused allocation.
+  void* (*volatile allocate)(std::size_t) = std::malloc;
+  void* growth = allocate(kHugePage);  // larger than the heap's free top: the heap grows
+  const std::uintptr_t after = heap_end();
+  std::free(growth);
+  const std::uintptr_t start = (before + kHugePage - 1) & ~(kHugePage - 1);
+  if (after <= start + kHugePage) return;  // the heap did not grow (or not by sbrk)
+  madvise(reinterpret_cast<void*>(start), after - start, MADV_HUGEPAGE);
+#endif
+}
+
+}  // namespace parley::cli

@@ -4,6 +4,7 @@
 // structured annotations a request carries (real backends ignore them). Plain values.
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -25,6 +26,7 @@ class SharedText {
   SharedText(std::string text) : text_(std::make_shared<const std::string>(std::move(text))) {}  // NOLINT: implicit
   SharedText(const char* text) : SharedText(std::string(text)) {}                                // NOLINT: implicit
   explicit SharedText(std::string_view text) : SharedText(std::string(text)) {}
+  SharedText(std::nullptr_t) = delete;  // no text at all is "", not a null pointer
 
   const std::string& str() const { return text_ ? *text_ : empty_text(); }
   operator const std::string&() const { return str(); }  // NOLINT: reads as a string

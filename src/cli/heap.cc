@@ -3,24 +3,42 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #define PARLEY_HUGE_PAGE_HEAP 1
 #endif
 
 namespace parley::cli {
+namespace {
+
+std::string first_line(const char* path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+}  // namespace
 
 void reserve_heap_in_huge_pages() {
 #if defined(PARLEY_HUGE_PAGE_HEAP) && defined(MADV_HUGEPAGE)
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
   // Address space only: pages are backed when first touched, so RSS is what the run uses.
   constexpr std::size_t kReserve = std::size_t{256} << 20;
-  // glibc's main heap grows by sbrk; with a top pad its next growth takes the reserve at once,
-  // a high trim threshold keeps freed memory rather than giving it back to be faulted in
-  // again, and blocks up to 4 MiB come from the heap rather than from mmaps of their own.
+  constexpr int kDefaultPadAndThresholds = 128 * 1024;  // glibc's documented defaults (mallopt(3))
+  if (first_line("/sys/kernel/mm/transparent_hugepage/enabled").find("[never]") != std::string::npos) return;
+  if (first_line("/proc/sys/vm/overcommit_memory") == "2") return;  // the reserve would be charged
+  if (rlimit limit{}; getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY) return;
+
+  // glibc's main heap grows by sbrk; with a top pad its next growth takes the reserve at once.
+  // A high trim threshold keeps freed memory rather than giving it back to be faulted in again,
+  // and blocks up to 4 MiB come from the heap rather than from mmaps of their own.
   if (mallopt(M_TOP_PAD, static_cast<int>(kReserve)) == 0) return;
   mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kReserve));
   mallopt(M_MMAP_THRESHOLD, static_cast<int>(2 * kHugePage));
@@ -31,8 +49,13 @@ void reserve_heap_in_huge_pages() {
   void* growth = allocate(kHugePage);  // larger than the heap's free top: the heap grows
   const std::uintptr_t after = heap_end();
   std::free(growth);
+  mallopt(M_TOP_PAD, kDefaultPadAndThresholds);  // later growths take what they need
   const std::uintptr_t start = (before + kHugePage - 1) & ~(kHugePage - 1);
-  if (after <= start + kHugePage) return;  // the heap did not grow (or not by sbrk)
+  if (after <= start + kHugePage) {  // the heap did not grow (or not by sbrk): nothing to advise
+    mallopt(M_TRIM_THRESHOLD, kDefaultPadAndThresholds);
+    mallopt(M_MMAP_THRESHOLD, kDefaultPadAndThresholds);
+    return;
+  }
   madvise(reinterpret_cast<void*>(start), after - start, MADV_HUGEPAGE);
 #endif
 }

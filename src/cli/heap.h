@@ -3,12 +3,16 @@
 // 4 KiB pages the heap's first-touch page faults and TLB misses took about a quarter of a
 // simulated run on the development machine (docs/performance.md). Linux backs memory advised
 // with MADV_HUGEPAGE by transparent huge pages when its THP mode is "always" or "madvise" (the
-// default of most distributions); elsewhere this changes nothing.
+// default of most distributions).
 
 namespace parley::cli {
 
-// Grows glibc's heap once by a reserve and advises it for huge pages; called first in main.
-// Only speed is at stake: if any step is refused the heap stays as it was.
+// Grows glibc's heap once by a reserve of address space and advises it for huge pages; called
+// first in main. It leaves glibc's allocator with a high trim threshold (freed memory is kept
+// for reuse rather than returned) and a 4 MiB mmap threshold. It does nothing where it could
+// cost a run its memory or gain nothing: THP "never", a limit on the address space
+// (RLIMIT_AS), strict overcommit (vm.overcommit_memory = 2), or an allocator other than
+// glibc's; if the heap does not grow, glibc's documented defaults are put back.
 void reserve_heap_in_huge_pages();
 
 }  // namespace parley::cli

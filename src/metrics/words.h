@@ -1,7 +1,8 @@
 #pragma once
 // A turn's words as the interaction metrics read them: its maximal runs of ASCII letters,
-// compared without case. A reply is read once: the letter runs are found 16 bytes at a time and
-// each word is hashed 8 bytes at a time. Internal to src/metrics.
+// compared without case. A reply is read once: the letter runs are found 64 bytes at a time (a
+// 64-bit mask from four 16-byte compares) and each word is hashed 8 bytes at a time. Internal
+// to src/metrics.
 
 #include <cstdint>
 #include <string_view>

@@ -6,10 +6,11 @@
 #include <fstream>
 #include <string>
 
+#include <sys/resource.h>
+
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 #include <malloc.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #define PARLEY_HUGE_PAGE_HEAP 1
 #endif
@@ -26,15 +27,30 @@ std::string first_line(const char* path) {
 
 }  // namespace
 
+HeapSystem read_heap_system() {
+  HeapSystem system;
+  system.transparent_huge_pages = first_line("/sys/kernel/mm/transparent_hugepage/enabled");
+  system.overcommit = first_line("/proc/sys/vm/overcommit_memory");
+  rlimit limit{};
+  system.address_space_limited = getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY;
+  return system;
+}
+
+bool reserve_pays(const HeapSystem& system) {
+  // THP "never" (or no THP at all) gains nothing; under strict overcommit the reserve is charged
+  // against the commit limit, and under RLIMIT_AS against the address space.
+  const bool huge_pages = system.transparent_huge_pages.find("[always]") != std::string::npos ||
+                          system.transparent_huge_pages.find("[madvise]") != std::string::npos;
+  return huge_pages && system.overcommit != "2" && !system.address_space_limited;
+}
+
 void reserve_heap_in_huge_pages() {
 #if defined(PARLEY_HUGE_PAGE_HEAP) && defined(MADV_HUGEPAGE)
   constexpr std::size_t kHugePage = std::size_t{2} << 20;
   // Address space only: pages are backed when first touched, so RSS is what the run uses.
   constexpr std::size_t kReserve = std::size_t{256} << 20;
   constexpr int kDefaultPadAndThresholds = 128 * 1024;  // glibc's documented defaults (mallopt(3))
-  if (first_line("/sys/kernel/mm/transparent_hugepage/enabled").find("[never]") != std::string::npos) return;
-  if (first_line("/proc/sys/vm/overcommit_memory") == "2") return;  // the reserve would be charged
-  if (rlimit limit{}; getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY) return;
+  if (!reserve_pays(read_heap_system())) return;
 
   // glibc's main heap grows by sbrk; with a top pad its next growth takes the reserve at once.
   // A high trim threshold keeps freed memory rather than giving it back to be faulted in again,

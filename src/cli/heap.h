@@ -5,6 +5,8 @@
 // with MADV_HUGEPAGE by transparent huge pages when its THP mode is "always" or "madvise" (the
 // default of most distributions).
 
+#include <string>
+
 namespace parley::cli {
 
 // Grows glibc's heap once by a reserve of address space and advises it for huge pages; called
@@ -14,5 +16,17 @@ namespace parley::cli {
 // (RLIMIT_AS), strict overcommit (vm.overcommit_memory = 2), or an allocator other than
 // glibc's; if the heap does not grow, glibc's documented defaults are put back.
 void reserve_heap_in_huge_pages();
+
+// What the reserve depends on, read from the system: the first lines of
+// /sys/kernel/mm/transparent_hugepage/enabled and /proc/sys/vm/overcommit_memory, and whether
+// RLIMIT_AS limits the address space.
+struct HeapSystem {
+  std::string transparent_huge_pages;  // e.g. "always [madvise] never"
+  std::string overcommit;              // "0", "1" or "2"
+  bool address_space_limited = false;
+};
+HeapSystem read_heap_system();
+// Whether a reserve can gain anything and cost nothing there.
+bool reserve_pays(const HeapSystem& system);
 
 }  // namespace parley::cli

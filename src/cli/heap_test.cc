@@ -86,5 +86,24 @@ TEST(Heap, AnAddressSpaceLimitLeavesTheHeapAlone) {
   EXPECT_EXIT(allocate_under_a_limit(), ::testing::ExitedWithCode(0), "");
 }
 
+TEST(Heap, AReservePaysOnlyWithHugePagesAndRoomForIt) {
+  EXPECT_TRUE(reserve_pays({"always [madvise] never", "0", false}));
+  EXPECT_TRUE(reserve_pays({"[always] madvise never", "1", false}));
+  EXPECT_FALSE(reserve_pays({"always madvise [never]", "0", false}));
+  EXPECT_FALSE(reserve_pays({"", "0", false}));  // a kernel without THP
+  EXPECT_FALSE(reserve_pays({"always [madvise] never", "2", false}));  // strict overcommit
+  EXPECT_FALSE(reserve_pays({"always [madvise] never", "0", true}));   // RLIMIT_AS
+}
+
+TEST(Heap, ReadsTheSystemItRunsOn) {
+  const HeapSystem system = read_heap_system();
+  EXPECT_TRUE(system.overcommit == "0" || system.overcommit == "1" || system.overcommit == "2") << system.overcommit;
+  EXPECT_EQ(system.transparent_huge_pages.empty(), !transparent_huge_pages_offered() &&
+                                                       !std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"));
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &limit), 0);
+  EXPECT_EQ(system.address_space_limited, limit.rlim_cur != RLIM_INFINITY);
+}
+
 }  // namespace
 }  // namespace parley::cli

@@ -85,9 +85,15 @@ bool hedges_to_another_letter(std::string_view rest, bool wide) {
 
 }  // namespace
 
-OptionMatcher::OptionMatcher(const std::vector<std::string>& options) : wide_(options.size() > 26) {
-  normalized_options_.reserve(options.size());
-  for (const auto& option : options) normalized_options_.push_back(normalize_text(option));
+OptionMatcher::OptionMatcher(const std::vector<std::string>& options) : options_(options), wide_(options.size() > 26) {}
+
+const std::vector<std::string>& OptionMatcher::normalized_options() const {
+  if (!normalized_options_) {
+    normalized_options_.emplace();
+    normalized_options_->reserve(options_.size());
+    for (const auto& option : options_) normalized_options_->push_back(normalize_text(option));
+  }
+  return *normalized_options_;
 }
 
 OptionPick OptionMatcher::letter(std::string_view label) const {
@@ -95,14 +101,15 @@ OptionPick OptionMatcher::letter(std::string_view label) const {
   const std::string single(1, to_upper(at(label, 0)));
   const auto index = option_index(label.size() == 1 ? std::string_view(single) : label);
   if (!index) return OptionPick::none();
-  if (*index >= normalized_options_.size()) return {OptionPick::Kind::kInvalid, 0};
+  if (*index >= options_.size()) return {OptionPick::Kind::kInvalid, 0};
   return {OptionPick::Kind::kOption, *index};
 }
 
 std::vector<OptionMatcher::Mention> OptionMatcher::option_mentions(const std::string& normalized) const {
   std::vector<Mention> mentions;
-  for (std::size_t k = 0; k < normalized_options_.size(); ++k) {
-    const std::string& option = normalized_options_[k];
+  const std::vector<std::string>& options = normalized_options();
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    const std::string& option = options[k];
     if (option.empty()) continue;
     for (std::size_t pos = normalized.find(option); pos != std::string::npos; pos = normalized.find(option, pos + 1)) {
       const std::size_t end = pos + option.size();
@@ -228,8 +235,9 @@ std::optional<std::size_t> OptionMatcher::read_label(std::string_view label) con
   const std::string_view s = trim_markup(label);
   if (auto pick = read_letter_line(s); pick.kind == OptionPick::Kind::kOption) return pick.index;
   const std::string normalized = normalize_text(s);
-  for (std::size_t k = 0; k < normalized_options_.size(); ++k) {
-    if (!normalized.empty() && normalized == normalized_options_[k]) return k;
+  const std::vector<std::string>& options = normalized_options();
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    if (!normalized.empty() && normalized == options[k]) return k;
   }
   // "A. Mars": a letter followed by that same option's text.
   bool named = false;
@@ -237,7 +245,7 @@ std::optional<std::size_t> OptionMatcher::read_label(std::string_view label) con
   if (auto form = leading_letter_form(rest, true, wide_)) {
     const OptionPick pick = letter(form->label);
     if (pick.kind == OptionPick::Kind::kOption &&
-        normalize_text(rest.substr(form->length)) == normalized_options_[pick.index]) {
+        normalize_text(rest.substr(form->length)) == options[pick.index]) {
       return pick.index;
     }
   }

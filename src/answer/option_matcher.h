@@ -3,7 +3,8 @@
 // ("B", "(B)", "Option B"; "AA" and beyond when there are more than 26 options) or by the
 // option's own text. parse_choice uses it on answer
 // statements and lines; parse_answer uses it to canonicalise belief labels. Internal to
-// src/answer. Built per call (it normalises the option texts once); read-only afterwards.
+// src/answer. Built per call and used on one thread: it normalises the option texts once, the
+// first time a text (not a letter) is to be matched; most replies name a letter.
 
 #include <cstddef>
 #include <optional>
@@ -27,6 +28,7 @@ struct OptionPick {
 
 class OptionMatcher {
  public:
+  // `options` must outlive the matcher.
   explicit OptionMatcher(const std::vector<std::string>& options);
 
   // An answer statement's payload: a leading letter ("(B) Paris", "B.", "b"), else the text
@@ -53,7 +55,10 @@ class OptionMatcher {
   std::vector<Mention> option_mentions(const std::string& normalized) const;
   OptionPick scan_letters(std::string_view s) const;
 
-  std::vector<std::string> normalized_options_;
+  const std::vector<std::string>& normalized_options() const;
+
+  const std::vector<std::string>& options_;
+  mutable std::optional<std::vector<std::string>> normalized_options_;  // on first use
   bool wide_;  // more than 26 options: two-capital labels ("AA") are labels too
 };
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -36,9 +39,19 @@ LogprobStats logprob_stats(const SimulatorParams& params, const Annotations& not
 
 }  // namespace
 
-ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
-                            const ChatRequest& request) {
+namespace {
+
+// The task's latents: the ones the caller knows, else computed into `computed`.
+const TaskLatents& latents_of(const SimulatorParams& params, const Task& task, const TaskLatents* known,
+                              std::optional<TaskLatents>& computed) {
+  if (known != nullptr) return *known;
+  return computed.emplace(task_latents(params, task));
+}
+
+ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
+                   const TaskLatents* known) {
   const Annotations& note = request.note;
+  std::optional<TaskLatents> computed;
   const double temperature = std::max(0.0, request.sampling.temperature);
   ChatResponse response;
   response.finish_reason = "stop";
@@ -52,7 +65,7 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
     confidence = 0.5;
   } else if (is_self_critique_turn(note)) {
     // iMAD's self-critique; a re-ask is never malformed again.
-    const TaskLatents task = task_latents(params, *note.task);
+    const TaskLatents& task = latents_of(params, *note.task, known, computed);
     const Critique critique = decide_self_critique(params, profile, note, temperature, task);
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
     const bool malformed = note.turn == "self_critique" && format_rng.uniform() < params.format_error_rate;
@@ -61,7 +74,7 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
     confidence = critique.final.confidence;
   } else if (is_judge_turn(note.turn)) {
     // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
-    const TaskLatents task = task_latents(params, *note.task);
+    const TaskLatents& task = latents_of(params, *note.task, known, computed);
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
     const bool format_error = judge_kind(note.turn) == note.turn && format_rng.uniform() < params.format_error_rate;
     // Keyed on the judge kind, so that a re-ask states the verdict the malformed reply meant.
@@ -69,7 +82,7 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
     response.text = write_judge_reply(params, profile, note, task, format_error, judge_rng);
     confidence = 0.8;
   } else {
-    const TaskLatents task = task_latents(params, *note.task);
+    const TaskLatents& task = latents_of(params, *note.task, known, computed);
     const Decision decision = decide(params, profile, note, temperature, task);
     confidence = decision.confidence;
     // The format-error roll is keyed by the turn kind itself, so a re-ask never inherits it.
@@ -110,6 +123,18 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
   return response;
 }
 
+}  // namespace
+
+ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
+                            const ChatRequest& request) {
+  return reply(params, profile, request, nullptr);
+}
+
+ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
+                            const ChatRequest& request, const TaskLatents& task_latents) {
+  return reply(params, profile, request, &task_latents);
+}
+
 }  // namespace sim
 
 namespace {
@@ -123,7 +148,7 @@ class SimulatorClient final : public LlmClient {
   // The reply is written when the call is made (it is a function of the request alone), and
   // the request let go: a call in flight holds only its reply, in a small frame (deliver).
   Async<ChatResult> chat(ChatRequest request) override {
-    ChatResponse response = sim::simulate_reply(*params_, profile_, request);
+    ChatResponse response = simulate(request);
     return deliver(std::move(response));
   }
 
@@ -134,7 +159,7 @@ class SimulatorClient final : public LlmClient {
     const int first = request.note.sample;
     for (int i = 0; i < n; ++i) {
       request.note.sample = first + i;
-      responses.push_back(sim::simulate_reply(*params_, profile_, request));
+      responses.push_back(simulate(request));
     }
     return deliver_all(std::move(responses));
   }
@@ -154,6 +179,25 @@ class SimulatorClient final : public LlmClient {
   bool simulated() const override { return true; }
 
  private:
+  ChatResponse simulate(const ChatRequest& request) {
+    if (!request.note.task) return sim::simulate_reply(*params_, profile_, request);
+    return sim::simulate_reply(*params_, profile_, request, latents_of(request.note.task));
+  }
+
+  // A task's latents are a function of the task alone (and the parameters), so they are drawn
+  // once per task this client sees, not on every call. An entry whose task has been freed is
+  // drawn again should another task take its address.
+  const sim::TaskLatents& latents_of(const std::shared_ptr<const Task>& task) {
+    KnownLatents& known = known_latents_[task.get()];
+    if (known.task.expired()) known = {task, sim::task_latents(*params_, *task)};
+    return known.latents;
+  }
+  struct KnownLatents {
+    std::weak_ptr<const Task> task;
+    sim::TaskLatents latents;
+  };
+  std::unordered_map<const Task*, KnownLatents> known_latents_;
+
   Async<ChatResult> deliver(ChatResponse response) {
     co_await pause();
     if (loop_.cancelled()) co_return cancelled();

@@ -3,6 +3,7 @@
 // (docs/simulator.md). The simulator client (simulator.cc) wraps it in an asynchronous call;
 // tests and benchmarks call it directly. Pure: the same request always gives the same reply.
 
+#include "llm/simulator_model.h"
 #include "llm/simulator_params.h"
 #include "parley/chat.h"
 
@@ -10,5 +11,9 @@ namespace parley::sim {
 
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
                             const ChatRequest& request);
+// The same reply, given task_latents(params, *request.note.task) already computed: a client
+// keeps them per task instead of drawing them again on every call.
+ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
+                            const ChatRequest& request, const TaskLatents& task_latents);
 
 }  // namespace parley::sim

@@ -2,6 +2,8 @@
 // log-probabilities and profile errors.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <new>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -28,6 +30,31 @@ TEST(SimulatorTest, SameRequestGivesSameReply) {
   const auto task = choice_task(3);
   const ChatRequest request = request_for(task, "a1");
   EXPECT_EQ(reply(request).text, reply(request).text);
+}
+
+// The client keeps each task's latents; its replies are still the model's, also for a task made
+// where a freed one was (same address, another task).
+TEST(SimulatorTest, TheClientsKeptLatentsGiveTheModelsReplies) {
+  EventLoop loop;
+  auto simulator = testing::client(loop);
+  const auto first = choice_task(1, 0.2), second = choice_task(2, 0.9);
+  const std::vector<ChatRequest> requests = {request_for(first, "a1"), request_for(second, "a1"),
+                                             request_for(first, "a2", 1, "revise"), request_for(first, "a1")};
+  const auto replies = run_all(*simulator, loop, requests);
+  for (std::size_t i = 0; i < requests.size(); ++i) EXPECT_EQ(replies[i].text, reply(requests[i]).text) << i;
+
+  alignas(Task) static unsigned char place[sizeof(Task)];
+  const auto task_in_place = [](const std::shared_ptr<const Task>& model) {
+    return std::shared_ptr<const Task>(new (place) Task(*model), [](const Task* task) { task->~Task(); });
+  };
+  std::set<std::string> texts;
+  for (int index = 3; index <= 6; ++index) {  // four tasks, one after another, at one address
+    const ChatRequest request = request_for(task_in_place(choice_task(index, 0.1 * index)), "a1");
+    const auto answered = run_all(*simulator, loop, {request});
+    EXPECT_EQ(answered[0].text, reply(request).text) << index;
+    texts.insert(answered[0].text);
+  }
+  EXPECT_EQ(texts.size(), 4u);
 }
 
 TEST(SimulatorTest, SamplesDifferAtPositiveTemperatureAndAgreeAtZero) {

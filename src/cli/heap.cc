@@ -31,17 +31,19 @@ HeapSystem read_heap_system() {
   HeapSystem system;
   system.transparent_huge_pages = first_line("/sys/kernel/mm/transparent_hugepage/enabled");
   system.overcommit = first_line("/proc/sys/vm/overcommit_memory");
-  rlimit limit{};
-  system.address_space_limited = getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY;
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit limit{};
+    system.memory_limited |= getrlimit(resource, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY;
+  }
   return system;
 }
 
 bool reserve_pays(const HeapSystem& system) {
   // THP "never" (or no THP at all) gains nothing; under strict overcommit the reserve is charged
-  // against the commit limit, and under RLIMIT_AS against the address space.
+  // against the commit limit, and under RLIMIT_AS or RLIMIT_DATA against the process's limit.
   const bool huge_pages = system.transparent_huge_pages.find("[always]") != std::string::npos ||
                           system.transparent_huge_pages.find("[madvise]") != std::string::npos;
-  return huge_pages && system.overcommit != "2" && !system.address_space_limited;
+  return huge_pages && system.overcommit != "2" && !system.memory_limited;
 }
 
 void reserve_heap_in_huge_pages() {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -48,42 +49,54 @@ TEST(Heap, ReserveIsAdvisedForHugePages) {
 #if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
   GTEST_SKIP() << "the sanitizers' allocator (or a libc other than glibc) keeps its own heap";
 #else
-  if (!transparent_huge_pages_offered()) GTEST_SKIP() << "this kernel offers no transparent huge pages";
-  if (rlimit limit{}; getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY)
-    GTEST_SKIP() << "the address space is limited, so no reserve is taken";
+  if (!reserve_pays(read_heap_system())) GTEST_SKIP() << "no reserve is taken on this system";
   EXPECT_EQ(largest_advised_heap_region_kib(), 0);
   reserve_heap_in_huge_pages();
   // The advised range starts at the first 2 MiB boundary of the grown heap: nearly 256 MiB.
   EXPECT_GE(largest_advised_heap_region_kib(), 250 * 1024);
+  // After the reserve is used up, the heap grows by what it needs again, not by another
+  // reserve: 300 MiB in 64 KiB blocks, each growth well under 1 MiB.
+  std::vector<std::unique_ptr<char[]>> blocks;
+  std::uintptr_t end = reinterpret_cast<std::uintptr_t>(sbrk(0)), largest_growth = 0;
+  for (int i = 0; i < 300 * 16; ++i) {
+    blocks.push_back(std::make_unique<char[]>(64 * 1024));
+    const auto now = reinterpret_cast<std::uintptr_t>(sbrk(0));
+    largest_growth = std::max(largest_growth, now - end);
+    end = now;
+  }
+  EXPECT_LT(largest_growth, std::uintptr_t{1} << 20);
 #endif
 }
 
-// Under a limit on the address space smaller than the reserve, the heap is left as it was: a
-// run that needs far less than the limit still gets its memory (it once kept a 256 MiB top pad
-// that made every later growth of the heap fail).
+// The address space limited to `headroom` beyond what the process holds: the heap is left as
+// it was (no region advised) and a run that needs far less than the limit still gets its
+// memory. (A failed reserve once kept a 256 MiB top pad that made every later growth fail.)
+void allocate_under_a_limit(rlim_t headroom) {
+  std::ifstream statm("/proc/self/statm");
+  rlim_t pages = 0;
+  statm >> pages;
+  const rlim_t now = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+  const rlimit limit{now + headroom, now + headroom};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+  reserve_heap_in_huge_pages();
+  if (largest_advised_heap_region_kib() != 0) std::_Exit(3);
+  std::vector<std::unique_ptr<char[]>> blocks;  // 64 MiB in 64 KiB blocks, from the heap
+  for (int i = 0; i < 1024; ++i) {
+    blocks.push_back(std::unique_ptr<char[]>(new (std::nothrow) char[64 * 1024]));
+    if (!blocks.back()) std::_Exit(1);
+    blocks.back()[0] = 1;
+  }
+  std::_Exit(0);
+}
+
 TEST(Heap, AnAddressSpaceLimitLeavesTheHeapAlone) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "the sanitizers reserve their shadow memory against the same limit";
 #endif
-  const auto allocate_under_a_limit = [] {
-    std::ifstream statm("/proc/self/statm");
-    rlim_t pages = 0;
-    statm >> pages;
-    const rlim_t now = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
-    const rlimit limit{now + (rlim_t{200} << 20), now + (rlim_t{200} << 20)};
-    if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
-    reserve_heap_in_huge_pages();
-    std::vector<std::unique_ptr<char[]>> blocks;  // 64 MiB in 64 KiB blocks, from the heap
-    for (int i = 0; i < 1024; ++i) {
-      blocks.push_back(std::unique_ptr<char[]>(new (std::nothrow) char[64 * 1024]));
-      if (!blocks.back()) std::_Exit(1);
-      blocks.back()[0] = 1;
-    }
-    std::_Exit(0);
-  };
   // A fresh process (not a fork of this one, whose heap may already hold the reserve).
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(allocate_under_a_limit(), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(allocate_under_a_limit(rlim_t{200} << 20), ::testing::ExitedWithCode(0), "");  // less than the reserve
+  EXPECT_EXIT(allocate_under_a_limit(rlim_t{1} << 30), ::testing::ExitedWithCode(0), "");    // room for it
 }
 
 TEST(Heap, AReservePaysOnlyWithHugePagesAndRoomForIt) {
@@ -92,17 +105,20 @@ TEST(Heap, AReservePaysOnlyWithHugePagesAndRoomForIt) {
   EXPECT_FALSE(reserve_pays({"always madvise [never]", "0", false}));
   EXPECT_FALSE(reserve_pays({"", "0", false}));  // a kernel without THP
   EXPECT_FALSE(reserve_pays({"always [madvise] never", "2", false}));  // strict overcommit
-  EXPECT_FALSE(reserve_pays({"always [madvise] never", "0", true}));   // RLIMIT_AS
+  EXPECT_FALSE(reserve_pays({"always [madvise] never", "0", true}));   // RLIMIT_AS or RLIMIT_DATA
 }
 
 TEST(Heap, ReadsTheSystemItRunsOn) {
   const HeapSystem system = read_heap_system();
-  EXPECT_TRUE(system.overcommit == "0" || system.overcommit == "1" || system.overcommit == "2") << system.overcommit;
+  EXPECT_TRUE(system.overcommit.empty() || system.overcommit == "0" || system.overcommit == "1" ||
+              system.overcommit == "2")
+      << system.overcommit;
   EXPECT_EQ(system.transparent_huge_pages.empty(), !transparent_huge_pages_offered() &&
                                                        !std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"));
-  rlimit limit{};
-  ASSERT_EQ(getrlimit(RLIMIT_AS, &limit), 0);
-  EXPECT_EQ(system.address_space_limited, limit.rlim_cur != RLIM_INFINITY);
+  rlimit address_space{}, data{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &address_space), 0);
+  ASSERT_EQ(getrlimit(RLIMIT_DATA, &data), 0);
+  EXPECT_EQ(system.memory_limited, address_space.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY);
 }
 
 }  // namespace

@@ -181,22 +181,27 @@ class SimulatorClient final : public LlmClient {
  private:
   ChatResponse simulate(const ChatRequest& request) {
     if (!request.note.task) return sim::simulate_reply(*params_, profile_, request);
-    return sim::simulate_reply(*params_, profile_, request, latents_of(request.note.task));
+    return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task));
   }
 
-  // A task's latents are a function of the task alone (and the parameters), so they are drawn
-  // once per task this client sees, not on every call. An entry whose task has been freed is
-  // drawn again should another task take its address.
-  const sim::TaskLatents& latents_of(const std::shared_ptr<const Task>& task) {
-    KnownLatents& known = known_latents_[task.get()];
-    if (known.task.expired()) known = {task, sim::task_latents(*params_, *task)};
-    return known.latents;
+  // A task's latents are a function of its content (and the parameters), so they are drawn once
+  // per task this client sees, not on every call. They are keyed by a hash of the whole task,
+  // so a task object reused or changed in place is drawn again; the table is emptied when it
+  // reaches kMaxKnownTasks, which bounds a long-lived client's memory.
+  const sim::TaskLatents& latents_of(const Task& task) {
+    static constexpr std::size_t kMaxKnownTasks = 1 << 16;
+    HashBuilder key;
+    key.add(task.id).add(task.question).add(task.answer).add(static_cast<int>(task.answer_type));
+    key.add(std::uint64_t{task.options.size()});
+    for (const auto& option : task.options) key.add(option);
+    key.add(task.difficulty.has_value() ? 1 : 0).add(task.difficulty.value_or(0.0));
+    key.add(task.tolerance.has_value() ? 1 : 0).add(task.tolerance.value_or(0.0));
+    if (known_latents_.size() >= kMaxKnownTasks) known_latents_.clear();
+    auto [entry, fresh] = known_latents_.try_emplace(key.value());
+    if (fresh) entry->second = sim::task_latents(*params_, task);
+    return entry->second;
   }
-  struct KnownLatents {
-    std::weak_ptr<const Task> task;
-    sim::TaskLatents latents;
-  };
-  std::unordered_map<const Task*, KnownLatents> known_latents_;
+  std::unordered_map<std::uint64_t, sim::TaskLatents> known_latents_;
 
   Async<ChatResult> deliver(ChatResponse response) {
     co_await pause();

@@ -33,7 +33,7 @@ TEST(SimulatorTest, SameRequestGivesSameReply) {
 }
 
 // The client keeps each task's latents; its replies are still the model's, also for a task made
-// where a freed one was (same address, another task).
+// where a freed one was (same address, another task) and for a task changed in place.
 TEST(SimulatorTest, TheClientsKeptLatentsGiveTheModelsReplies) {
   EventLoop loop;
   auto simulator = testing::client(loop);
@@ -55,6 +55,15 @@ TEST(SimulatorTest, TheClientsKeptLatentsGiveTheModelsReplies) {
     texts.insert(answered[0].text);
   }
   EXPECT_EQ(texts.size(), 4u);
+
+  const auto changing = std::make_shared<Task>(*choice_task(7, 0.5));
+  const ChatRequest before = request_for(changing, "a1");
+  EXPECT_EQ(run_all(*simulator, loop, {before})[0].text, reply(before).text);
+  for (const std::string answer : {"A", "B", "C", "D"}) {  // the gold moves: so do the latents' attractor and odds
+    changing->answer = answer;
+    const ChatRequest after = request_for(changing, "a1");
+    EXPECT_EQ(run_all(*simulator, loop, {after})[0].text, reply(after).text) << answer;
+  }
 }
 
 TEST(SimulatorTest, SamplesDifferAtPositiveTemperatureAndAgreeAtZero) {

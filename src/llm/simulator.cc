@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
-#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -41,17 +40,10 @@ LogprobStats logprob_stats(const SimulatorParams& params, const Annotations& not
 
 namespace {
 
-// The task's latents: the ones the caller knows, else computed into `computed`.
-const TaskLatents& latents_of(const SimulatorParams& params, const Task& task, const TaskLatents* known,
-                              std::optional<TaskLatents>& computed) {
-  if (known != nullptr) return *known;
-  return computed.emplace(task_latents(params, task));
-}
-
+// `latents` are task_latents of the request's task; null exactly when it has none.
 ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
-                   const TaskLatents* known) {
+                   const TaskLatents* latents) {
   const Annotations& note = request.note;
-  std::optional<TaskLatents> computed;
   const double temperature = std::max(0.0, request.sampling.temperature);
   ChatResponse response;
   response.finish_reason = "stop";
@@ -65,7 +57,7 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     confidence = 0.5;
   } else if (is_self_critique_turn(note)) {
     // iMAD's self-critique; a re-ask is never malformed again.
-    const TaskLatents& task = latents_of(params, *note.task, known, computed);
+    const TaskLatents& task = *latents;
     const Critique critique = decide_self_critique(params, profile, note, temperature, task);
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
     const bool malformed = note.turn == "self_critique" && format_rng.uniform() < params.format_error_rate;
@@ -74,7 +66,7 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     confidence = critique.final.confidence;
   } else if (is_judge_turn(note.turn)) {
     // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
-    const TaskLatents& task = latents_of(params, *note.task, known, computed);
+    const TaskLatents& task = *latents;
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
     const bool format_error = judge_kind(note.turn) == note.turn && format_rng.uniform() < params.format_error_rate;
     // Keyed on the judge kind, so that a re-ask states the verdict the malformed reply meant.
@@ -82,7 +74,7 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     response.text = write_judge_reply(params, profile, note, task, format_error, judge_rng);
     confidence = 0.8;
   } else {
-    const TaskLatents& task = latents_of(params, *note.task, known, computed);
+    const TaskLatents& task = *latents;
     const Decision decision = decide(params, profile, note, temperature, task);
     confidence = decision.confidence;
     // The format-error roll is keyed by the turn kind itself, so a re-ask never inherits it.
@@ -127,7 +119,9 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
 
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
                             const ChatRequest& request) {
-  return reply(params, profile, request, nullptr);
+  if (!request.note.task) return reply(params, profile, request, nullptr);
+  const TaskLatents latents = task_latents(params, *request.note.task);
+  return reply(params, profile, request, &latents);
 }
 
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,

@@ -85,5 +85,15 @@ TEST(FindAnswerStatements, HashRunsAreReadOnce) {
   EXPECT_EQ(heading[0].payload, "B");
 }
 
+// "Answer" leading its line needs no colon or verb, also after "Final" at the very start.
+TEST(FindAnswerStatements, AnswerLeadingItsLine) {
+  for (const std::string text : {"Answer (B)", "Final Answer B", "Reasoning.\n## Answer\nB"}) {
+    const auto found = find_answer_statements(text);
+    ASSERT_EQ(found.size(), 1u) << text;
+    EXPECT_NE(found[0].payload.find('B'), std::string_view::npos) << text;
+  }
+  EXPECT_TRUE(find_answer_statements("The answer depends on B").empty());  // in passing
+}
+
 }  // namespace
 }  // namespace parley::answer_scan

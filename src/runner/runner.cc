@@ -4,6 +4,7 @@
 #include "parley/runner.h"
 
 #include <atomic>
+#include <future>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,6 @@
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
-#include "core/files.h"
 #include "runner/backends.h"
 #include "runner/run_lock.h"
 
@@ -270,11 +270,18 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     outcome.failure = transcripts.error();
     return outcome;
   }
-  if (auto ok = jsonl.commit(); !ok) {
+  // What is left of the store's work and the export's (the last checkpoint when the store
+  // closes, the sync and rename) waits on the disk: it runs on helper threads while this one
+  // computes the summary, and both are joined before the run returns.
+  auto exported = std::async(std::launch::async, [&jsonl] { return jsonl.commit(); });
+  auto closed = std::async(std::launch::async, [closing = std::move(*opened)]() mutable { closing.reset(); });
+  Summary summary = summarize(*transcripts, protocol_order(order), backends->simulated);
+  closed.get();
+  if (auto ok = exported.get(); !ok) {
     outcome.failure = Error{fmt::format("{}: {}", jsonl_path.string(), ok.error().message)};
     return outcome;
   }
-  outcome.summary = summarize(*transcripts, protocol_order(order), backends->simulated);
+  outcome.summary = std::move(summary);
   if (auto ok = write_summary(options.out_dir, outcome.summary); !ok) outcome.failure = ok.error();
   return outcome;
 }

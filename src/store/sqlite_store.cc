@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "parley/store.h"
+#include "wal_checkpointer.h"
 
 namespace parley {
 namespace {
@@ -19,6 +20,8 @@ namespace {
 constexpr int kSchemaVersion = 2;
 constexpr int kBatch = 64;
 constexpr auto kFlushInterval = std::chrono::milliseconds(200);
+// SQLite's default automatic checkpoint size (16 MiB of WAL at this store's page size).
+constexpr int kCheckpointPages = 1000;
 
 // Seeds are uint64; SQLite integers are int64. Stored bit-for-bit.
 std::int64_t to_sql(std::uint64_t seed) {
@@ -75,6 +78,7 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override {
     (void)flush();
+    checkpointer_.reset();  // its connection closes first, so this one's close checkpoints the rest
     insert_ = Statement();  // finalized before the connection closes
     sqlite3_close_v2(db_);
   }
@@ -112,6 +116,7 @@ class SqliteStore final : public Store {
         return Error{fmt::format("{}: store schema version {} is not supported (this parley writes {})", path_,
                                  *stored, version)};
       }
+      checkpointer_.emplace(db_, path_, kCheckpointPages);
       return Ok{};
     }
     // Only a new store may be stamped: every parley store records its version with its first write.
@@ -119,7 +124,9 @@ class SqliteStore final : public Store {
       return Error{fmt::format("{}: store has debates but no schema version (not written by parley, or damaged)",
                                path_)};
     }
-    return set_meta("schema_version", version);
+    if (auto ok = set_meta("schema_version", version); !ok) return ok;
+    checkpointer_.emplace(db_, path_, kCheckpointPages);
+    return Ok{};
   }
 
   Result<Ok> set_meta(const std::string& key, const std::string& value) override {
@@ -179,6 +186,9 @@ class SqliteStore final : public Store {
   }
 
   Result<Ok> flush() override {
+    if (checkpointer_) {
+      if (auto error = checkpointer_->take_error()) return Error{*error};
+    }
     if (!in_transaction_) return Ok{};
     in_transaction_ = false;
     return exec("COMMIT");
@@ -204,22 +214,14 @@ class SqliteStore final : public Store {
 
   Result<std::vector<Transcript>> load_all_and_copy(const std::function<void(std::string_view)>& copy,
                                                     CallTexts texts) override {
-    Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates ORDER BY protocol, task_id, seed");
-    if (!s) return failure("prepare");
-    std::vector<Transcript> transcripts;
-    int rc;
-    while ((rc = s.step()) == SQLITE_ROW) {
-      const std::string_view json = s.view(0);
-      if (copy) copy(json);
-      auto t = transcript_from_json(json, texts);
-      if (!t) {
-        return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.view(1), s.view(2),
-                                 from_sql(s.integer(3)), t.error().message)};
-      }
-      transcripts.push_back(std::move(*t));
+    // One snapshot for both statements below (unless a write transaction already is one).
+    const bool own_snapshot = !in_transaction_;
+    if (own_snapshot) {
+      if (auto ok = exec("BEGIN"); !ok) return ok.error();
     }
-    if (rc != SQLITE_DONE) return failure("read debates");
-    return transcripts;
+    auto loaded = load_rows(copy, texts);
+    if (own_snapshot) (void)exec(loaded ? "COMMIT" : "ROLLBACK");
+    return loaded;
   }
 
   std::int64_t count() override {
@@ -229,6 +231,37 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // Sorts the keys alone, then reads each row by its rowid: an ORDER BY over the rows themselves
+  // would have SQLite sort megabytes of transcripts through a temporary file.
+  Result<std::vector<Transcript>> load_rows(const std::function<void(std::string_view)>& copy, CallTexts texts) {
+    std::vector<std::int64_t> rowids;
+    {
+      Statement keys(db_, "SELECT rowid FROM debates ORDER BY protocol, task_id, seed");
+      if (!keys) return failure("prepare");
+      int rc;
+      while ((rc = keys.step()) == SQLITE_ROW) rowids.push_back(keys.integer(0));
+      if (rc != SQLITE_DONE) return failure("read debates");
+    }
+    Statement s(db_, "SELECT transcript, task_id, protocol, seed FROM debates WHERE rowid = ?1");
+    if (!s) return failure("prepare");
+    std::vector<Transcript> transcripts;
+    transcripts.reserve(rowids.size());
+    for (const std::int64_t rowid : rowids) {
+      s.bind(1, rowid);
+      if (s.step() != SQLITE_ROW) return failure("read debates");
+      const std::string_view json = s.view(0);
+      if (copy) copy(json);
+      auto t = transcript_from_json(json, texts);
+      if (!t) {
+        return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.view(1), s.view(2),
+                                 from_sql(s.integer(3)), t.error().message)};
+      }
+      transcripts.push_back(std::move(*t));
+      s.reset();
+    }
+    return transcripts;
+  }
+
   Result<Ok> exec(const char* sql) {
     char* message = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
@@ -243,6 +276,7 @@ class SqliteStore final : public Store {
   sqlite3* db_;
   std::string path_;
   Statement insert_;  // prepared by the first put(), reused by the rest
+  std::optional<WalCheckpointer> checkpointer_;
   bool in_transaction_ = false;
   int pending_ = 0;
   std::chrono::steady_clock::time_point transaction_started_;

@@ -110,6 +110,25 @@ TEST_F(StoreTest, LoadAllAndCopyGivesEachRowAsWrittenInLoadOrder) {
   EXPECT_EQ((*counted)[1].messages[0].prompt_tokens, (*all)[1].messages[0].prompt_tokens);
 }
 
+TEST_F(StoreTest, LoadAllSeesUnflushedPutsAndLeavesTheirTransactionOpen) {
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  ASSERT_TRUE((*store)->put(unit("q2", "single", 7)));
+  ASSERT_TRUE((*store)->put(unit("q2", "single", 3)));
+  auto all = (*store)->load_all();
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].seed, 3u);
+  EXPECT_EQ((*all)[1].seed, 7u);
+  // The batch goes on and is made durable by the next flush.
+  ASSERT_TRUE((*store)->put(unit("q1", "single", 1)));
+  ASSERT_TRUE((*store)->flush());
+  store->reset();
+  auto reopened = Store::open(db());
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ((*reopened)->count(), 3);
+}
+
 TEST_F(StoreTest, RemoveFailedDeletesOnlyFailedDebatesIncludingUnflushedOnes) {
   auto store = Store::open(db());
   ASSERT_TRUE(store);

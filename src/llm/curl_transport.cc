@@ -17,7 +17,6 @@
 #include <coroutine>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -27,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "curl_library.h"
 #include "http_support.h"
 #include "parley/llm_client.h"
 #include "parley/version.h"
@@ -36,11 +36,6 @@ namespace parley {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void init_process_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 class CurlTransport;
 
@@ -60,6 +55,7 @@ struct Transfer;
 // handle is made; a transfer sets only its own, and the URL and header list only when they differ
 // from the last ones (resetting and reconfiguring every handle cost more than the transfer).
 struct EasyHandle {
+  const CurlLibrary* curl = nullptr;
   CURL* easy = nullptr;
   Transfer* transfer = nullptr;         // the transfer it carries, while curl has it
   std::string url;                      // the URL curl was last given
@@ -70,7 +66,7 @@ struct EasyHandle {
   EasyHandle(const EasyHandle&) = delete;
   EasyHandle& operator=(const EasyHandle&) = delete;
   ~EasyHandle() {
-    if (easy != nullptr) curl_easy_cleanup(easy);
+    if (easy != nullptr) curl->easy_cleanup(easy);
   }
 };
 
@@ -107,8 +103,7 @@ class CurlTransport final : public WaitableTransport {
   // a longer one takes a few more reads.
   static constexpr long kReceiveBufferBytes = 4096;
 
-  explicit CurlTransport(EventLoop& loop) : loop_(loop) {
-    init_process_once();
+  explicit CurlTransport(EventLoop& loop) : loop_(loop), curl_(curl_library()) {
     const rlim_t open_files = http::raise_open_file_limit_once();
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
@@ -121,16 +116,16 @@ class CurlTransport final : public WaitableTransport {
       auto shard = std::make_unique<Shard>();
       shard->owner = this;
       shard->index = i;
-      shard->multi = curl_multi_init();
+      shard->multi = curl_.multi_init();
       if (shard->multi == nullptr) {
         cleanup();
         throw std::runtime_error("curl_multi_init failed");
       }
-      curl_multi_setopt(shard->multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::on_socket);
-      curl_multi_setopt(shard->multi, CURLMOPT_SOCKETDATA, shard.get());
-      curl_multi_setopt(shard->multi, CURLMOPT_TIMERFUNCTION, &CurlTransport::on_timer);
-      curl_multi_setopt(shard->multi, CURLMOPT_TIMERDATA, shard.get());
-      curl_multi_setopt(shard->multi, CURLMOPT_MAXCONNECTS, max_connects);
+      curl_.multi_setopt(shard->multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::on_socket);
+      curl_.multi_setopt(shard->multi, CURLMOPT_SOCKETDATA, shard.get());
+      curl_.multi_setopt(shard->multi, CURLMOPT_TIMERFUNCTION, &CurlTransport::on_timer);
+      curl_.multi_setopt(shard->multi, CURLMOPT_TIMERDATA, shard.get());
+      curl_.multi_setopt(shard->multi, CURLMOPT_MAXCONNECTS, max_connects);
       shards_.push_back(std::move(shard));
     }
   }
@@ -170,13 +165,13 @@ class CurlTransport final : public WaitableTransport {
       if (event.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_IN;
       if (event.events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_OUT;
       Shard& shard = *shards_[event.data.u64 >> 32];
-      curl_multi_socket_action(shard.multi, static_cast<curl_socket_t>(event.data.u64 & 0xffffffffU), flags,
+      curl_.multi_socket_action(shard.multi, static_cast<curl_socket_t>(event.data.u64 & 0xffffffffU), flags,
                                &running);
     }
     for (const auto& shard : shards_) {
       if (shard->deadline && Clock::now() >= *shard->deadline) {
         shard->deadline.reset();  // before the call: curl may set a new one from inside it
-        curl_multi_socket_action(shard->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        curl_.multi_socket_action(shard->multi, CURL_SOCKET_TIMEOUT, 0, &running);
       }
       if (shard->in_flight > 0) finish_completed(*shard);
     }
@@ -213,7 +208,7 @@ class CurlTransport final : public WaitableTransport {
 
   void cleanup() {
     for (Transfer* transfer = first_; transfer != nullptr; transfer = transfer->next) {
-      curl_multi_remove_handle(transfer->shard->multi, transfer->handle->easy);
+      curl_.multi_remove_handle(transfer->shard->multi, transfer->handle->easy);
       transfer->shard = nullptr;
       transfer->handle = nullptr;
     }
@@ -221,9 +216,9 @@ class CurlTransport final : public WaitableTransport {
     in_flight_ = 0;
     handles_.clear();
     idle_.clear();
-    for (const auto& shard : shards_) curl_multi_cleanup(shard->multi);
+    for (const auto& shard : shards_) curl_.multi_cleanup(shard->multi);
     shards_.clear();
-    for (const HeaderList& headers : header_lists_) curl_slist_free_all(headers.list);
+    for (const HeaderList& headers : header_lists_) curl_.slist_free_all(headers.list);
     header_lists_.clear();
     close(epoll_fd_);
   }
@@ -246,7 +241,7 @@ class CurlTransport final : public WaitableTransport {
 
   // Takes the transfer back from curl, its easy handle returned to the pool.
   void detach(Transfer& transfer) {
-    curl_multi_remove_handle(transfer.shard->multi, transfer.handle->easy);
+    curl_.multi_remove_handle(transfer.shard->multi, transfer.handle->easy);
     transfer.handle->transfer = nullptr;
     idle_.push_back(transfer.handle);
     --transfer.shard->in_flight;
@@ -273,30 +268,30 @@ class CurlTransport final : public WaitableTransport {
     CURL* easy = handle->easy;
     if (handle->url != request.url) {
       handle->url.assign(request.url);  // curl copies it; the copy here only tells it apart
-      curl_easy_setopt(easy, CURLOPT_URL, handle->url.c_str());
+      curl_.easy_setopt(easy, CURLOPT_URL, handle->url.c_str());
     }
     if (handle->headers != headers) {
       handle->headers = headers;
-      curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+      curl_.easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     }
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_.easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
     // The caller keeps the body alive until post() completes. Never a null pointer: curl would
     // read the body from stdin.
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(request.timeout.count(), 0)));
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+    curl_.easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());
+    curl_.easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::max<long long>(request.timeout.count(), 0)));
+    curl_.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::max<long long>(request.connect_timeout.count(), 0)));
     // A declared Content-Length over the limit fails before any body arrives; on_body stops the rest.
-    curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
+    curl_.easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_response_bytes));
     handle->error[0] = '\0';
     handle->transfer = &transfer;
 
     Shard& shard = least_busy_shard();
-    const CURLMcode added = curl_multi_add_handle(shard.multi, easy);
+    const CURLMcode added = curl_.multi_add_handle(shard.multi, easy);
     if (added != CURLM_OK) {
       handle->transfer = nullptr;
       idle_.push_back(handle);
-      return fail_to_start(transfer, std::string("curl_multi_add_handle: ") + curl_multi_strerror(added));
+      return fail_to_start(transfer, std::string("curl_multi_add_handle: ") + curl_.multi_strerror(added));
     }
     transfer.handle = handle;
     transfer.shard = &shard;
@@ -323,9 +318,9 @@ class CurlTransport final : public WaitableTransport {
                      [](const std::string& line) { return http::header_named(line, "user-agent"); }))
       sent.emplace_back("User-Agent: parley/" PARLEY_VERSION);
     for (const std::string& line : sent) {
-      curl_slist* appended = curl_slist_append(built.list, line.c_str());
+      curl_slist* appended = curl_.slist_append(built.list, line.c_str());
       if (appended == nullptr) {
-        curl_slist_free_all(built.list);
+        curl_.slist_free_all(built.list);
         return nullptr;
       }
       built.list = appended;
@@ -345,19 +340,19 @@ class CurlTransport final : public WaitableTransport {
     // while many remain queued would cost O(completions^2) per wake-up.
     completed_.clear();
     int queued = 0;
-    while (CURLMsg* message = curl_multi_info_read(shard.multi, &queued)) {
+    while (CURLMsg* message = curl_.multi_info_read(shard.multi, &queued)) {
       if (message->msg == CURLMSG_DONE) completed_.emplace_back(message->easy_handle, message->data.result);
     }
     for (const auto& [easy, result] : completed_) {
       char* private_data = nullptr;
-      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &private_data);
+      curl_.easy_getinfo(easy, CURLINFO_PRIVATE, &private_data);
       Transfer* transfer = reinterpret_cast<EasyHandle*>(private_data)->transfer;
       HttpResponse& response = transfer->response;
       response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - transfer->started).count();
       response.resends = std::max(transfer->sends - 1, 0);
       if (result == CURLE_OK) {
         long status = 0;
-        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+        curl_.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         response.status = static_cast<int>(status);
       } else {
         // Only complete responses count; a status seen before a reset is not one.
@@ -372,8 +367,8 @@ class CurlTransport final : public WaitableTransport {
           response.failure = result == CURLE_OPERATION_TIMEDOUT ? HttpResponse::Failure::kTimeout
                                                                 : HttpResponse::Failure::kConnection;
           std::string detail = http::one_line(transfer->handle->error);
-          response.failure_message = detail.empty() ? curl_easy_strerror(result)
-                                                    : std::string(curl_easy_strerror(result)) + ": " + detail;
+          response.failure_message = detail.empty() ? curl_.easy_strerror(result)
+                                                    : std::string(curl_.easy_strerror(result)) + ": " + detail;
         }
       }
       detach(*transfer);
@@ -389,19 +384,20 @@ class CurlTransport final : public WaitableTransport {
       return handle;
     }
     auto handle = std::make_unique<EasyHandle>();
-    handle->easy = curl_easy_init();
+    handle->curl = &curl_;
+    handle->easy = curl_.easy_init();
     if (handle->easy == nullptr) return nullptr;
     CURL* easy = handle->easy;
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, handle.get());
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, handle.get());
-    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, handle->error);
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, handle.get());
-    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &CurlTransport::on_send);
-    curl_easy_setopt(easy, CURLOPT_PREREQDATA, handle.get());
+    curl_.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_.easy_setopt(easy, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+    curl_.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::on_body);
+    curl_.easy_setopt(easy, CURLOPT_WRITEDATA, handle.get());
+    curl_.easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::on_header);
+    curl_.easy_setopt(easy, CURLOPT_HEADERDATA, handle.get());
+    curl_.easy_setopt(easy, CURLOPT_ERRORBUFFER, handle->error);
+    curl_.easy_setopt(easy, CURLOPT_PRIVATE, handle.get());
+    curl_.easy_setopt(easy, CURLOPT_PREREQFUNCTION, &CurlTransport::on_send);
+    curl_.easy_setopt(easy, CURLOPT_PREREQDATA, handle.get());
     handles_.push_back(std::move(handle));
     return handles_.back().get();
   }
@@ -454,7 +450,7 @@ class CurlTransport final : public WaitableTransport {
     if (epoll_ctl(epoll_fd, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event) != 0) {
       epoll_ctl(epoll_fd, known ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, socket, &event);
     }
-    if (!known) curl_multi_assign(shard->multi, socket, shard);
+    if (!known) shard->owner->curl_.multi_assign(shard->multi, socket, shard);
     return 0;
   }
 
@@ -469,6 +465,7 @@ class CurlTransport final : public WaitableTransport {
   }
 
   EventLoop& loop_;
+  const CurlLibrary& curl_;
   int epoll_fd_ = -1;
   std::vector<std::unique_ptr<Shard>> shards_;  // stable addresses: curl holds them
   Transfer* first_ = nullptr;                   // the transfers in flight, linked

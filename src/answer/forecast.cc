@@ -90,6 +90,8 @@ std::optional<double> leading_number(std::string_view s) {
 }
 
 std::optional<double> impact_line_value(std::string_view text) {
+  // Every Impact line has the word (any case); most replies have no such line.
+  if (answer_scan::find_ci(text, "impact") == std::string_view::npos) return std::nullopt;
   std::vector<std::string_view> lines;
   for (answer_scan::LineCursor cursor(text); cursor.next();) lines.push_back(cursor.line());
   for (std::size_t k = lines.size(); k-- > 0;) {

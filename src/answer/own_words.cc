@@ -157,7 +157,9 @@ OwnWords own_words(std::string_view text, bool choice_words) {
   const bool unchanged = out.blanked.empty();
   out.sentences = unchanged ? sentences : sentence_spans(out.text);
   const std::string_view read = unchanged ? visible : std::string_view(out.text);
-  for (const Statement& statement : unchanged ? statements : find_answer_statements(out.text, choice_words)) {
+  const auto read_statements = unchanged ? std::vector<Statement>() : find_answer_statements(out.text, choice_words);
+  out.statement_spans.reserve(unchanged ? statements.size() : read_statements.size());
+  for (const Statement& statement : unchanged ? statements : read_statements) {
     // A statement whose payload is no text at all (payload_from's empty view) keeps it so.
     const std::size_t begin = statement.payload.data() == nullptr
                                   ? std::string_view::npos

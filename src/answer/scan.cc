@@ -67,6 +67,7 @@ std::string_view visible_reply(std::string_view text) {
 
 std::vector<Span> sentence_spans(std::string_view text) {
   std::vector<Span> out;
+  out.reserve(text.size() / 32 + 2);  // sentences run longer than 32 bytes: one allocation, not five
   const char* bytes = text.data();  // locals, so the scan keeps them in registers
   const std::size_t size = text.size();
   auto add = [&](std::size_t begin, std::size_t end) {

@@ -153,6 +153,7 @@ std::size_t next_candidate(std::string_view text, std::size_t from, bool choice_
 
 std::vector<Statement> find_answer_statements(std::string_view text, bool choice_words) {
   std::vector<Statement> statements;
+  statements.reserve(4);  // replies state their answer two or three times
   for (std::size_t i = next_candidate(text, 0, choice_words); i < text.size();
        i = next_candidate(text, i + 1, choice_words)) {
     Statement statement;

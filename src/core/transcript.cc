@@ -1,6 +1,9 @@
 #include "parley/transcript.h"
 
 #include <algorithm>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 namespace parley {
 
@@ -43,12 +46,27 @@ std::int64_t Transcript::completion_tokens() const {
 double Transcript::latency_ms() const {
   // Critical path: an agent's calls within a round run one after another (answer, re-ask);
   // the agents of a round run in parallel; rounds run one after another.
-  std::map<int, std::map<std::string, double>> per_round;
-  for (const auto& m : messages) per_round[m.round][m.agent] += m.latency_ms;
+  // Sorted by (round, agent), each run of one agent's calls sums and each round keeps its slowest.
+  struct Call {
+    int round;
+    std::string_view agent;
+    double ms;
+  };
+  std::vector<Call> calls;
+  calls.reserve(messages.size());
+  for (const auto& m : messages) calls.push_back({m.round, m.agent, m.latency_ms});
+  std::sort(calls.begin(), calls.end(),
+            [](const Call& a, const Call& b) { return std::tie(a.round, a.agent) < std::tie(b.round, b.agent); });
   double total = 0.0;
-  for (const auto& [round, agents] : per_round) {
+  for (std::size_t i = 0; i < calls.size();) {
     double slowest = 0.0;
-    for (const auto& [agent, ms] : agents) slowest = std::max(slowest, ms);
+    const int round = calls[i].round;
+    while (i < calls.size() && calls[i].round == round) {
+      double agent_ms = 0.0;
+      const std::string_view agent = calls[i].agent;
+      for (; i < calls.size() && calls[i].round == round && calls[i].agent == agent; ++i) agent_ms += calls[i].ms;
+      slowest = std::max(slowest, agent_ms);
+    }
     total += slowest;
   }
   return total;

@@ -1,4 +1,5 @@
-// The transcript's rules: which calls are an agent's own answer; debate status names.
+// The transcript's rules: which calls are an agent's own answer; debate status names; the
+// critical-path latency.
 #include <gtest/gtest.h>
 
 #include "parley/transcript.h"
@@ -19,6 +20,28 @@ TEST(DebateStatus, NamesRoundTripExceptCancelledWhichIsNeverStored) {
     EXPECT_EQ(parse_debate_status(debate_status_name(status)), status) << debate_status_name(status);
   EXPECT_STREQ(debate_status_name(DebateStatus::kCancelled), "cancelled");
   EXPECT_EQ(parse_debate_status("cancelled"), std::nullopt);
+}
+
+TEST(TranscriptLatency, SumsEachAgentsCallsInARoundAndTakesEachRoundsSlowestAgent) {
+  Transcript t;
+  auto call = [&](int round, const char* agent, double ms) {
+    MessageRecord m;
+    m.round = round;
+    m.agent = agent;
+    m.latency_ms = ms;
+    t.messages.push_back(m);
+  };
+  // Worked by hand: round 0 a1 100 + 50 (a re-ask) = 150 against a10 120 -> 150; round 1
+  // a10 30 + 20 = 50 against a1 40 -> 50; round 2 (recorded first) a3 7 -> 7. Total 207.
+  call(2, "a3", 7);
+  call(0, "a1", 100);
+  call(0, "a10", 120);
+  call(1, "a10", 30);
+  call(0, "a1", 50);
+  call(1, "a1", 40);
+  call(1, "a10", 20);
+  EXPECT_DOUBLE_EQ(t.latency_ms(), 207.0);
+  EXPECT_DOUBLE_EQ(Transcript().latency_ms(), 0.0);
 }
 
 }  // namespace

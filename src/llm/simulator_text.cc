@@ -70,9 +70,11 @@ std::vector<std::string_view> question_words(std::string_view q) {
       if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
     return true;
   };
+  constexpr std::size_t kMaxWords = 8;
   std::vector<std::string_view> out;
+  out.reserve(kMaxWords);
   std::size_t i = 0;
-  while (i < q.size() && out.size() < 8) {
+  while (i < q.size() && out.size() < kMaxWords) {
     while (i < q.size() && !letter(q[i])) ++i;
     std::size_t j = i;
     while (j < q.size() && letter(q[j])) ++j;

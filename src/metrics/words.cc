@@ -84,18 +84,18 @@ constexpr std::string_view kStance[] = {
 bool is_stance_word(std::uint64_t hash, std::string_view word) {
   struct Lexicon {
     std::array<std::uint64_t, std::size(kStance)> hashes{};
-    std::uint64_t low_bits = 0;  // one bit per stance word's low six hash bits
+    std::array<std::uint64_t, 4> low_bits{};  // one bit per stance word's low eight hash bits
   };
   static const Lexicon kLexicon = [] {
     Lexicon lexicon;
     for (std::size_t k = 0; k < std::size(kStance); ++k) {
       lexicon.hashes[k] = word_hash(kStance[k]);
-      lexicon.low_bits |= std::uint64_t{1} << (lexicon.hashes[k] & 63);
+      lexicon.low_bits[(lexicon.hashes[k] >> 6) & 3] |= std::uint64_t{1} << (lexicon.hashes[k] & 63);
     }
     return lexicon;
   }();
-  // Most words are turned away by one bit.
-  if (((kLexicon.low_bits >> (hash & 63)) & 1) == 0) return false;
+  // All but about one word in sixteen are turned away by one bit.
+  if (((kLexicon.low_bits[(hash >> 6) & 3] >> (hash & 63)) & 1) == 0) return false;
   for (std::size_t k = 0; k < std::size(kStance); ++k) {
     if (kLexicon.hashes[k] != hash || kStance[k].size() != word.size()) continue;
     if (std::equal(word.begin(), word.end(), kStance[k].begin(),
@@ -109,21 +109,24 @@ bool is_stance_word(std::uint64_t hash, std::string_view word) {
 
 std::uint64_t word_hash(std::string_view word) { return hash_letters(word.data(), word.size(), word.size()); }
 
-std::uint32_t DebateWords::token_id(std::uint64_t hash) {
-  if (2 * (distinct_ + 1) > slot_ids_.size()) {  // keep the table at most half full
-    const std::size_t capacity = std::max<std::size_t>(256, 2 * slot_ids_.size());
-    std::vector<std::uint64_t> hashes(capacity);
-    std::vector<std::uint32_t> ids(capacity, kNoToken);
-    for (std::size_t i = 0; i < slot_ids_.size(); ++i) {
-      if (slot_ids_[i] == kNoToken) continue;
-      std::size_t slot = slot_hashes_[i] & (capacity - 1);
-      while (ids[slot] != kNoToken) slot = (slot + 1) & (capacity - 1);
-      hashes[slot] = slot_hashes_[i];
-      ids[slot] = slot_ids_[i];
-    }
-    slot_hashes_ = std::move(hashes);
-    slot_ids_ = std::move(ids);
+void DebateWords::grow_table() {
+  // A debate of three agents and three rounds has two to three hundred distinct tokens.
+  const std::size_t capacity = std::max<std::size_t>(1024, 2 * slot_ids_.size());
+  std::vector<std::uint64_t> hashes(capacity);
+  std::vector<std::uint32_t> ids(capacity, kNoToken);
+  for (std::size_t i = 0; i < slot_ids_.size(); ++i) {
+    if (slot_ids_[i] == kNoToken) continue;
+    std::size_t slot = slot_hashes_[i] & (capacity - 1);
+    while (ids[slot] != kNoToken) slot = (slot + 1) & (capacity - 1);
+    hashes[slot] = slot_hashes_[i];
+    ids[slot] = slot_ids_[i];
   }
+  slot_hashes_ = std::move(hashes);
+  slot_ids_ = std::move(ids);
+}
+
+inline std::uint32_t DebateWords::token_id(std::uint64_t hash) {
+  if (2 * (distinct_ + 1) > slot_ids_.size()) grow_table();  // keep the table at most half full
   const std::size_t mask = slot_ids_.size() - 1;
   std::size_t slot = hash & mask;
   while (slot_ids_[slot] != kNoToken) {
@@ -137,6 +140,7 @@ std::uint32_t DebateWords::token_id(std::uint64_t hash) {
 
 void DebateWords::add_turn(std::string_view text) {
   Turn turn;
+  turn.tokens.reserve((distinct_ + text.size() / 4) / 64 + 1);  // room for every word to be new
   const std::size_t size = text.size();
   const auto add_word = [&](std::size_t begin, std::size_t end) {
     const std::size_t length = end - begin;

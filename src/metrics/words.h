@@ -33,6 +33,7 @@ class DebateWords {
 
  private:
   std::uint32_t token_id(std::uint64_t hash);
+  [[gnu::noinline]] void grow_table();  // out of token_id's fast path
 
   struct Turn {
     std::vector<std::uint64_t> tokens;  // bit k: the debate's k-th distinct token

@@ -16,6 +16,7 @@
 
 #include "parley/async.h"
 #include "parley/chat.h"
+#include "parley/result.h"
 
 namespace parley {
 
@@ -85,6 +86,9 @@ class HttpTransport : public IoDriver {
 // transport does not get on with); "auto" or unset routes. Throws std::invalid_argument for any
 // other value.
 std::unique_ptr<HttpTransport> make_http_transport(EventLoop& loop);
+// Whether make_http_transport's transport can send to `url`: an Error saying why not when the
+// URL would go to libcurl (see above) and libcurl cannot be loaded. Checked before a run starts.
+Result<Ok> check_http_transport_for(std::string_view url);
 // libcurl multi for every URL it supports (https, proxies, name lookups, credentials).
 std::unique_ptr<HttpTransport> make_curl_transport(EventLoop& loop);
 // HTTP/1.1 on parley's own non-blocking sockets, replies parsed by Boost.Beast: plain http:// to

@@ -55,7 +55,8 @@ double Transcript::latency_ms() const {
   std::vector<Call> calls;
   calls.reserve(messages.size());
   for (const auto& m : messages) calls.push_back({m.round, m.agent, m.latency_ms});
-  std::sort(calls.begin(), calls.end(),
+  // Stable: one agent's calls of a round are added in the order they were made, to the bit.
+  std::stable_sort(calls.begin(), calls.end(),
             [](const Call& a, const Call& b) { return std::tie(a.round, a.agent) < std::tie(b.round, b.agent); });
   double total = 0.0;
   for (std::size_t i = 0; i < calls.size();) {

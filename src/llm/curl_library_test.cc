@@ -1,8 +1,12 @@
 // curl_library: libcurl found and usable through the loaded functions; a missing library or one
 // that is not libcurl is an error that names it.
 #include "curl_library.h"
+#include "parley/llm_client.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <stdexcept>
 
 #include <string>
 
@@ -34,6 +38,15 @@ TEST(CurlLibrary, ALibraryThatIsNotLibcurlIsRefused) {
   auto curl = load_curl_library("libm.so.6");
   ASSERT_FALSE(curl);
   EXPECT_EQ(curl.error().message, "libm.so.6 is not a usable libcurl: it has no curl_global_init");
+}
+
+TEST(CheckHttpTransport, URLsForEitherTransportAreSendableWhereLibcurlLoads) {
+  ::unsetenv("PARLEY_HTTP_TRANSPORT");
+  EXPECT_TRUE(check_http_transport_for("http://127.0.0.1:8000/v1"));   // the native transport
+  EXPECT_TRUE(check_http_transport_for("https://api.example.com/v1"));  // libcurl, loadable here
+  ::setenv("PARLEY_HTTP_TRANSPORT", "carrier-pigeon", 1);
+  EXPECT_THROW((void)check_http_transport_for("http://127.0.0.1:8000/v1"), std::invalid_argument);
+  ::unsetenv("PARLEY_HTTP_TRANSPORT");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "curl_library.h"
 #include "http_support.h"
 #include "parley/llm_client.h"
 #include "plain_http_target.h"
@@ -33,6 +34,11 @@ bool proxy_configured() {
     if (value != nullptr && *value != '\0') return true;
   }
   return false;
+}
+
+// Whether `url` is sent by the native transport under the routing rule.
+bool routed_natively(std::string_view url, bool proxied) {
+  return !proxied && http::plain_http_target(url).has_value();
 }
 
 class RoutingHttpTransport final : public HttpTransport {
@@ -72,7 +78,7 @@ class RoutingHttpTransport final : public HttpTransport {
     for (const auto& [known, native] : decisions_) {
       if (known == url) return native;
     }
-    const bool native = http::plain_http_target(url).has_value();
+    const bool native = routed_natively(url, false);
     decisions_.emplace_back(std::string(url), native);
     return native;
   }
@@ -86,13 +92,34 @@ class RoutingHttpTransport final : public HttpTransport {
 
 }  // namespace
 
-std::unique_ptr<HttpTransport> make_http_transport(EventLoop& loop) {
+namespace {
+
+enum class TransportChoice { kRoute, kCurl };
+
+TransportChoice transport_choice() {
   const char* choice = std::getenv("PARLEY_HTTP_TRANSPORT");
   const std::string_view name = choice == nullptr ? "" : choice;
-  if (name.empty() || name == "auto") return std::make_unique<RoutingHttpTransport>(loop);
-  if (name == "curl") return make_curl_transport(loop);
+  if (name.empty() || name == "auto") return TransportChoice::kRoute;
+  if (name == "curl") return TransportChoice::kCurl;
   throw std::invalid_argument("PARLEY_HTTP_TRANSPORT is \"" + std::string(name) +
                               "\"; it must be \"auto\" (or unset) or \"curl\"");
+}
+
+}  // namespace
+
+std::unique_ptr<HttpTransport> make_http_transport(EventLoop& loop) {
+  if (transport_choice() == TransportChoice::kCurl) return make_curl_transport(loop);
+  return std::make_unique<RoutingHttpTransport>(loop);
+}
+
+Result<Ok> check_http_transport_for(std::string_view url) {
+  if (transport_choice() == TransportChoice::kRoute && routed_natively(url, proxy_configured())) return Ok{};
+  try {
+    (void)curl_library();
+  } catch (const std::runtime_error& error) {
+    return Error{error.what()};
+  }
+  return Ok{};
 }
 
 }  // namespace parley

@@ -44,6 +44,9 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
         }
         loop.set_io(backends.transport.get());
       }
+      if (auto ok = check_http_transport_for(model.endpoint.base_url); !ok) {
+        return Error{fmt::format("model {}: {}", model.name, ok.error().message)};
+      }
       client = make_openai_client(loop, *backends.transport, model.endpoint);
     }
     if (cache_dir) client = make_caching_client(std::move(client), *cache_dir);

@@ -186,9 +186,6 @@ class SqliteStore final : public Store {
   }
 
   Result<Ok> flush() override {
-    if (checkpointer_) {
-      if (auto error = checkpointer_->take_error()) return Error{*error};
-    }
     if (!in_transaction_) return Ok{};
     in_transaction_ = false;
     return exec("COMMIT");

@@ -1,5 +1,6 @@
 #include "wal_checkpointer.h"
 
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
@@ -23,17 +24,50 @@ WalCheckpointer::~WalCheckpointer() {
   sqlite3_close_v2(own_);
 }
 
-int WalCheckpointer::on_commit(void* self, sqlite3* /*db*/, const char* /*schema*/, int wal_pages) {
+int WalCheckpointer::on_commit(void* self, sqlite3* db, const char* schema, int wal_pages) {
   auto* checkpointer = static_cast<WalCheckpointer*>(self);
-  if (wal_pages >= checkpointer->threshold_pages_) checkpointer->request();
+  const int threshold = checkpointer->threshold_pages_;
+  if (checkpointer->helper_failed_.load()) {
+    // SQLite's own behaviour, whose checkpoint errors it ignores too: the WAL keeps the pages.
+    if (wal_pages >= threshold) checkpointer->checkpoint_inline(db, schema);
+    return SQLITE_OK;
+  }
+  // The WAL starts over from its beginning only at a write transaction that begins with every
+  // frame copied into the database. The helper copies what was committed when it started, and
+  // the writer, which begins its next transaction at once, has added frames by the time it
+  // ends: alone, the helper never lets the WAL start over. So once the WAL has grown to
+  // kCatchUpFactor thresholds the writer waits for the helper's checkpoint in progress, if
+  // any, and copies the frames it has not (no transaction is open in this hook); the next
+  // transaction starts the WAL over. That wait is the writer's only one, once per
+  // kCatchUpFactor thresholds of WAL.
+  if (wal_pages >= kCatchUpFactor * threshold) {
+    checkpointer->checkpoint_inline(db, schema);
+  } else if (wal_pages >= threshold) {
+    checkpointer->request();
+  }
   return SQLITE_OK;
+}
+
+void WalCheckpointer::checkpoint_inline(sqlite3* db, const char* schema) {
+  std::lock_guard busy(checkpointing_);
+  // SQLITE_BUSY now means another process checkpoints: the next commit tries again.
+  if (sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr) == SQLITE_OK)
+    ++inline_checkpoints_;
 }
 
 void WalCheckpointer::request() {
   {
     std::lock_guard lock(mutex_);
+    if (helper_failed_.load()) return;
     requested_ = true;
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable()) {
+      try {
+        thread_ = std::thread([this] { run(); });
+      } catch (const std::system_error& error) {  // never thrown into SQLite's COMMIT
+        fail(fmt::format("{}: cannot start the checkpoint thread: {}", path_, error.what()));
+        return;
+      }
+    }
   }
   wake_.notify_one();
 }
@@ -51,10 +85,16 @@ void WalCheckpointer::run() {
   }
 }
 
+// Called with mutex_ held.
+void WalCheckpointer::fail(std::string message) {
+  if (!error_) error_ = std::move(message);
+  helper_failed_.store(true);
+}
+
 void WalCheckpointer::checkpoint_once() {
   auto keep = [this](std::string message) {
     std::lock_guard lock(mutex_);
-    if (!error_) error_ = std::move(message);
+    fail(std::move(message));
   };
   if (!own_) {
     const int rc = sqlite3_open_v2(path_.c_str(), &own_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -74,6 +114,7 @@ void WalCheckpointer::checkpoint_once() {
       return;
     }
   }
+  std::lock_guard busy(checkpointing_);
   const int rc = sqlite3_wal_checkpoint_v2(own_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
   if (rc != SQLITE_OK && rc != SQLITE_BUSY) keep(fmt::format("{}: checkpoint: {}", path_, sqlite3_errmsg(own_)));
 }
@@ -87,5 +128,7 @@ int WalCheckpointer::checkpoints() {
   std::lock_guard lock(mutex_);
   return checkpoints_;
 }
+
+int WalCheckpointer::inline_checkpoints() const { return inline_checkpoints_.load(); }
 
 }  // namespace parley

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -97,14 +99,90 @@ TEST_F(WalCheckpointerTest, CommitsNoLongerCheckpointInline) {
   EXPECT_EQ(checkpointer.checkpoints(), 0);
 }
 
-TEST_F(WalCheckpointerTest, AHelperThatCannotOpenTheFileSaysSoOnce) {
-  WalCheckpointer checkpointer(db_, (dir_ / "no-such-dir" / "db.sqlite").string(), 1);
-  commit_rows(2);
+TEST_F(WalCheckpointerTest, OneRequestIsOneCheckpoint) {
+  WalCheckpointer checkpointer(db_, path(), 1'000'000);
+  checkpointer.request();
+  ASSERT_TRUE(wait_for(checkpointer, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(checkpointer.checkpoints(), 1);
+}
+
+TEST_F(WalCheckpointerTest, TheThresholdIsReachedAtExactlyItsPageCount) {
+  // Count the WAL frames one commit writes (the same on a new database), then make that the
+  // threshold: SQLite's own rule checkpoints at ">= N pages", and so does this.
+  commit_rows(20);
+  const auto wal_bytes = std::filesystem::file_size(path() + "-wal");
+  const int frames = static_cast<int>((wal_bytes - 32) / (4096 + 24));
+  ASSERT_GT(frames, 20);
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  exec("DELETE FROM t");
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  {
+    WalCheckpointer below(db_, path(), frames + 1);
+    commit_rows(20);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(below.checkpoints(), 0);
+  }
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  exec("DELETE FROM t");
+  exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  WalCheckpointer at(db_, path(), frames);
+  commit_rows(20);
+  EXPECT_TRUE(wait_for(at, 1));
+}
+
+TEST_F(WalCheckpointerTest, TheWalStartsOverThoughTheWriterAlwaysHasATransactionOpen) {
+  // The store's pattern: the next transaction begins as soon as one commits. The helper's
+  // checkpoints then always end inside a transaction, so only the writer's catch-up
+  // checkpoint (at four thresholds) lets the WAL start over; without it the WAL grows with
+  // every commit (here to about 1,800 frames).
+  WalCheckpointer checkpointer(db_, path(), 50);
+  exec("BEGIN IMMEDIATE");
+  std::uintmax_t largest_wal = 0;
+  for (int commit = 0; commit < 60; ++commit) {
+    for (int i = 0; i < 30; ++i) exec("INSERT INTO t VALUES (printf('%.3000c', 'x'))");
+    exec("COMMIT");
+    exec("BEGIN IMMEDIATE");
+    largest_wal = std::max(largest_wal, std::filesystem::file_size(path() + "-wal"));
+  }
+  exec("COMMIT");
+  EXPECT_GE(checkpointer.inline_checkpoints(), 1);
+  // At most four thresholds, the commit that passes them and the one that follows the catch-up.
+  EXPECT_LE(largest_wal, 32 + (4 * 50 + 2 * 31) * (4096 + 24)) << largest_wal;
+}
+
+TEST_F(WalCheckpointerTest, AHelperThatCannotOpenTheFileSaysSoOnceAndCommitsCheckpointInstead) {
+  WalCheckpointer checkpointer(db_, (dir_ / "no-such-dir" / "db.sqlite").string(), 10);
+  checkpointer.request();
   ASSERT_TRUE(wait_for(checkpointer, 1));
   const auto error = checkpointer.take_error();
   ASSERT_TRUE(error);
   EXPECT_NE(error->find("cannot open for a checkpoint"), std::string::npos) << *error;
   EXPECT_FALSE(checkpointer.take_error());
+  // As SQLite would: the commit past the threshold copies the WAL into the database itself.
+  EXPECT_EQ(checkpointer.inline_checkpoints(), 0);
+  const auto before = database_bytes();
+  commit_rows(5);  // under the threshold
+  EXPECT_EQ(checkpointer.inline_checkpoints(), 0);
+  commit_rows(12);  // past it
+  EXPECT_EQ(checkpointer.inline_checkpoints(), 1);
+  EXPECT_GT(database_bytes(), before);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(checkpointer.checkpoints(), 1);  // the helper is not asked again
+}
+
+TEST_F(WalCheckpointerTest, AFileThatIsNotADatabaseIsReported) {
+  const std::string garbage = (dir_ / "garbage.sqlite").string();
+  {
+    std::ofstream out(garbage);
+    out << std::string(8192, 'x');
+  }
+  WalCheckpointer checkpointer(db_, garbage, 10);
+  checkpointer.request();
+  ASSERT_TRUE(wait_for(checkpointer, 1));
+  const auto error = checkpointer.take_error();
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("cannot read for a checkpoint"), std::string::npos) << *error;
 }
 
 TEST_F(WalCheckpointerTest, ItHooksTheWriterAndDestroyingItUnhooksIt) {

@@ -96,22 +96,22 @@ void WalCheckpointer::checkpoint_once() {
     std::lock_guard lock(mutex_);
     fail(std::move(message));
   };
+  auto give_up = [&](std::string message) {  // the connection could not be made usable
+    keep(std::move(message));
+    sqlite3_close_v2(own_);
+    own_ = nullptr;
+  };
   if (!own_) {
     const int rc = sqlite3_open_v2(path_.c_str(), &own_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
-      keep(fmt::format("{}: cannot open for a checkpoint: {}", path_, own_ ? sqlite3_errmsg(own_) : sqlite3_errstr(rc)));
-      sqlite3_close_v2(own_);
-      own_ = nullptr;
-      return;
+      return give_up(
+          fmt::format("{}: cannot open for a checkpoint: {}", path_, own_ ? sqlite3_errmsg(own_) : sqlite3_errstr(rc)));
     }
     sqlite3_busy_timeout(own_, 5000);
     // A connection finds the WAL when it first reads the database; until then it checkpoints
     // nothing (and says so only through a frame count of -1).
     if (sqlite3_exec(own_, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) != SQLITE_OK) {
-      keep(fmt::format("{}: cannot read for a checkpoint: {}", path_, sqlite3_errmsg(own_)));
-      sqlite3_close_v2(own_);
-      own_ = nullptr;
-      return;
+      return give_up(fmt::format("{}: cannot read for a checkpoint: {}", path_, sqlite3_errmsg(own_)));
     }
   }
   std::lock_guard busy(checkpointing_);

@@ -102,6 +102,13 @@ class SqliteStore final : public Store {
          }) {
       if (auto ok = exec(sql); !ok) return ok;
     }
+    if (auto ok = check_or_stamp_version(); !ok) return ok;
+    checkpointer_.emplace(db_, path_, kCheckpointPages);
+    return Ok{};
+  }
+
+  // A store of this schema version is used as it is; a new one is stamped with it.
+  Result<Ok> check_or_stamp_version() {
     const std::string version = std::to_string(kSchemaVersion);
     if (auto stored = meta("schema_version")) {
       if (*stored == "1") {
@@ -116,7 +123,6 @@ class SqliteStore final : public Store {
         return Error{fmt::format("{}: store schema version {} is not supported (this parley writes {})", path_,
                                  *stored, version)};
       }
-      checkpointer_.emplace(db_, path_, kCheckpointPages);
       return Ok{};
     }
     // Only a new store may be stamped: every parley store records its version with its first write.
@@ -124,9 +130,7 @@ class SqliteStore final : public Store {
       return Error{fmt::format("{}: store has debates but no schema version (not written by parley, or damaged)",
                                path_)};
     }
-    if (auto ok = set_meta("schema_version", version); !ok) return ok;
-    checkpointer_.emplace(db_, path_, kCheckpointPages);
-    return Ok{};
+    return set_meta("schema_version", version);
   }
 
   Result<Ok> set_meta(const std::string& key, const std::string& value) override {

@@ -18,7 +18,6 @@
 #include <deque>
 #include <exception>
 #include <functional>
-#include <map>
 #include <optional>
 #include <queue>
 #include <utility>
@@ -31,7 +30,18 @@ class Async;
 
 namespace detail {
 
-struct PromiseBase {
+// Coroutine frames come from per-thread free lists by size (src/core/frame_pool.cc): a debate
+// allocates and frees several frames per LLM call, of a few sizes, and the heap's own caches
+// hold too few of each. A frame may be freed on another thread than the one it came from.
+void* allocate_frame(std::size_t size);
+void free_frame(void* frame, std::size_t size) noexcept;
+
+struct PooledFrame {
+  static void* operator new(std::size_t size) { return allocate_frame(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+};
+
+struct PromiseBase : PooledFrame {
   std::coroutine_handle<> continuation = std::noop_coroutine();
   std::exception_ptr exception;
 
@@ -116,7 +126,7 @@ inline Async<void> Promise<void>::get_return_object() noexcept {
 
 // A fire-and-forget coroutine that destroys itself when done; used to start children.
 struct Detached {
-  struct promise_type {
+  struct promise_type : PooledFrame {
     Detached get_return_object() noexcept { return {}; }
     std::suspend_never initial_suspend() noexcept { return {}; }
     std::suspend_never final_suspend() noexcept { return {}; }
@@ -298,7 +308,7 @@ class IssueOrder {
     std::uint64_t ticket;
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
-      order->waiting_.emplace(ticket, h);
+      order->waiting_.push_back({ticket, h});
       order->post_next();
     }
     void await_resume() const {
@@ -307,16 +317,24 @@ class IssueOrder {
     }
   };
   void post_next() {
-    if (auto next = waiting_.find(handed_); next != waiting_.end()) {
-      loop_.post(next->second);
-      waiting_.erase(next);
+    for (std::size_t i = 0; i < waiting_.size(); ++i) {
+      if (waiting_[i].ticket != handed_) continue;
+      loop_.post(waiting_[i].handle);
+      waiting_[i] = waiting_.back();
+      waiting_.pop_back();
+      return;
     }
   }
 
   EventLoop& loop_;
   std::uint64_t issued_ = 0;
   std::uint64_t handed_ = 0;  // results handed over so far: the next ticket in turn
-  std::map<std::uint64_t, std::coroutine_handle<>> waiting_;  // completed, not yet in turn
+  struct Waiting {
+    std::uint64_t ticket;
+    std::coroutine_handle<> handle;
+  };
+  // Completed, not yet in turn: a debate's calls in flight at most, so a search is short.
+  std::vector<Waiting> waiting_;
 };
 
 // Counting semaphore for coroutines (per-endpoint concurrency limits).

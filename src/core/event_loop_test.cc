@@ -322,5 +322,75 @@ TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
   EXPECT_TRUE(loop.cancelled());
 }
 
+
+// ---- Coroutine frames (src/core/frame_pool.cc) ---------------------------------------------
+
+#if !defined(__SANITIZE_ADDRESS__)  // under ASan every frame is an allocation of its own
+TEST(FramePool, AFreedFrameIsHandedOutAgainForAnySizeOfItsClass) {
+  void* frame = detail::allocate_frame(100);
+  detail::free_frame(frame, 100);
+  void* again = detail::allocate_frame(128);  // 100 and 128 are both in the 65..128 class
+  EXPECT_EQ(again, frame);
+  detail::free_frame(again, 128);
+}
+
+TEST(FramePool, FramesOfAnotherClassAreNotHandedOut) {
+  void* small = detail::allocate_frame(64);
+  detail::free_frame(small, 64);
+  void* larger = detail::allocate_frame(65);  // the next class up
+  EXPECT_NE(larger, small);
+  void* again = detail::allocate_frame(1);
+  EXPECT_EQ(again, small);
+  detail::free_frame(larger, 65);
+  detail::free_frame(again, 1);
+}
+
+TEST(FramePool, FramesUpToFourKibAreReusedAndLargerOnesAreUsableWhole) {
+  void* big = detail::allocate_frame(8192);
+  static_cast<char*>(big)[8191] = 1;
+  detail::free_frame(big, 8192);
+  void* small = detail::allocate_frame(4096);  // the largest pooled class
+  detail::free_frame(small, 4096);
+  EXPECT_EQ(detail::allocate_frame(4033), small);
+  detail::free_frame(small, 4033);
+}
+#endif
+
+TEST(FramePool, AFrameFreedOnAnotherThreadThanItsOwnIsReusedWhole) {
+  void* frame = nullptr;
+  std::thread([&] { frame = detail::allocate_frame(300); }).join();  // that thread has exited since
+  detail::free_frame(frame, 300);
+  char* reused = static_cast<char*>(detail::allocate_frame(300));
+  for (int i = 0; i < 300; ++i) reused[i] = static_cast<char>(i);  // the whole frame is writable
+  EXPECT_EQ(reused[299], static_cast<char>(299));
+  detail::free_frame(reused, 300);
+}
+
+TEST(FramePool, CoroutinesOnSeveralThreadsAtOnceKeepTheirOwnFrames) {
+  auto sum_on_a_loop = [](int base) {
+    EventLoop loop;
+    std::vector<Async<int>> tasks;
+    auto value = [](EventLoop& l, int v) -> Async<int> {
+      co_await l.yield();
+      co_return v;
+    };
+    for (int i = 0; i < 200; ++i) tasks.push_back(value(loop, base + i));
+    int total = 0;
+    auto collect = [&]() -> Async<void> {
+      for (int v : co_await when_all(std::move(tasks))) total += v;
+    };
+    loop.spawn(collect());
+    loop.run();
+    return total;
+  };
+  int first = 0, second = 0;
+  std::thread a([&] { first = sum_on_a_loop(0); });
+  std::thread b([&] { second = sum_on_a_loop(1000); });
+  a.join();
+  b.join();
+  EXPECT_EQ(first, 199 * 200 / 2);
+  EXPECT_EQ(second, 1000 * 200 + 199 * 200 / 2);
+}
+
 }  // namespace
 }  // namespace parley

@@ -129,7 +129,11 @@ EventRecord read_event(value v) {
 }
 
 void read_messages(value v, Transcript& t, CallTexts texts) {
-  for (auto element : v.get_array()) {
+  auto array = v.get_array();
+  // Counted first (a skim over the array, which then starts over): a debate's records are read
+  // back thousands at a time, and a vector grown by doubling held up to twice their size.
+  t.messages.reserve(array.count_elements());
+  for (auto element : array) {
     MessageRecord record = read_message(element.value(), texts);
     const int index = static_cast<int>(t.messages.size());
     if (record.id != index) throw FormatError{fmt::format("call {} has id {}; ids are the calls' positions", index, record.id)};

@@ -1,5 +1,7 @@
 #include "protocols/debate.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "protocols/prompts.h"
@@ -30,12 +32,14 @@ Async<std::optional<std::string>> RoundDebate::run(Debate& debate) const {
 std::vector<Seat> take_seats(Debate& debate, std::size_t count) {
   const ChatMessage question{"user", task_prompt(debate.task())};
   std::vector<Seat> seats;
+  seats.reserve(count);
   for (Agent& agent : debate.agents(count)) seats.push_back(Seat{std::move(agent), {question}, Turn{}});
   return seats;
 }
 
 std::vector<std::size_t> all_other_seats(std::size_t self, std::size_t count) {
   std::vector<std::size_t> peers;
+  peers.reserve(count);
   for (std::size_t j = 0; j < count; ++j) {
     if (j != self) peers.push_back(j);
   }
@@ -52,6 +56,7 @@ RevisionPlan all_to_all_plan() {
 
 Async<void> answer_independently(Debate& debate, std::vector<Seat>& seats, std::size_t first, bool logprobs) {
   std::vector<Async<Turn>> calls;
+  calls.reserve(seats.size() - std::min(first, seats.size()));
   for (std::size_t i = first; i < seats.size(); ++i) {
     TurnInfo info;
     info.logprobs = logprobs;
@@ -65,17 +70,22 @@ Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& sea
                                std::vector<RevisionInput> inputs) {
   std::vector<Async<Turn>> calls;
   std::vector<std::size_t> asked;  // the seats that do not sit out, in the order of `calls`
+  calls.reserve(seats.size());
+  asked.reserve(seats.size());
   for (std::size_t i = 0; i < seats.size(); ++i) {
     Seat& seat = seats[i];
     const RevisionInput& input = inputs[i];
     if (input.sits_out) continue;
     asked.push_back(i);
+    seat.history.reserve(seat.history.size() + 2);
     seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
     TurnInfo info;
     info.round = round;
     info.turn = "revise";
     info.shown = input.briefed;  // the briefing comes first in the prompt
     std::vector<PeerSolution> solutions;
+    solutions.reserve(input.peers.size());
+    info.shown.reserve(info.shown.size() + input.peers.size());
     for (std::size_t j : input.peers) {
       solutions.push_back({seats[j].latest.agent, seats[j].latest.text});
       info.shown.push_back(peer_view(seats[j].latest));

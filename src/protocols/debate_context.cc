@@ -283,6 +283,7 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
   record.round = info.round;
   record.agent = agent.name;
   record.role = turn;
+  record.shown.reserve(info.shown.size());
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
   transcript_.messages.push_back(std::move(record));
   return Issued{batch != nullptr ? batch->join(*agent.client, std::move(request)) : agent.client->chat(std::move(request)),

@@ -18,8 +18,8 @@ void free_frame(void* frame, std::size_t) noexcept { ::operator delete(frame); }
 #else
 namespace {
 
-constexpr std::size_t kGranule = 64;
-constexpr std::size_t kClasses = 64;  // frames up to 4 KiB are pooled; larger ones are rare
+constexpr std::size_t kGranule = 16;  // glibc's own: a frame takes no more than malloc would give it
+constexpr std::size_t kClasses = 4096 / kGranule + 1;  // frames up to 4 KiB are pooled; larger ones are rare
 
 struct FreeFrame {
   FreeFrame* next;

@@ -326,33 +326,37 @@ TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
 // ---- Coroutine frames (src/core/frame_pool.cc) ---------------------------------------------
 
 #if !defined(__SANITIZE_ADDRESS__)  // under ASan every frame is an allocation of its own
+// A class holds the sizes malloc would give the same chunk: round16(n + 8) - 8 bytes.
 TEST(FramePool, AFreedFrameIsHandedOutAgainForAnySizeOfItsClass) {
   void* frame = detail::allocate_frame(100);
   detail::free_frame(frame, 100);
-  void* again = detail::allocate_frame(112);  // 100 and 112 are both in the 97..112 class
+  void* again = detail::allocate_frame(104);  // 100 and 104 are both in the 89..104 class
   EXPECT_EQ(again, frame);
-  detail::free_frame(again, 112);
+  static_cast<char*>(again)[103] = 1;
+  detail::free_frame(again, 104);
 }
 
 TEST(FramePool, FramesOfAnotherClassAreNotHandedOut) {
-  void* small = detail::allocate_frame(64);
-  detail::free_frame(small, 64);
-  void* larger = detail::allocate_frame(65);  // the next class up
+  void* small = detail::allocate_frame(72);
+  detail::free_frame(small, 72);
+  void* larger = detail::allocate_frame(73);  // the next class up: 73..88
   EXPECT_NE(larger, small);
-  void* again = detail::allocate_frame(49);  // 49..64
+  void* again = detail::allocate_frame(57);  // 57..72
   EXPECT_EQ(again, small);
-  detail::free_frame(larger, 65);
-  detail::free_frame(again, 49);
+  detail::free_frame(larger, 73);
+  detail::free_frame(again, 57);
 }
 
 TEST(FramePool, FramesUpToFourKibAreReusedAndLargerOnesAreUsableWhole) {
   void* big = detail::allocate_frame(8192);
   static_cast<char*>(big)[8191] = 1;
   detail::free_frame(big, 8192);
-  void* small = detail::allocate_frame(4096);  // the largest pooled class
+  void* small = detail::allocate_frame(4096);  // the largest pooled class: 4089..4104
   detail::free_frame(small, 4096);
-  EXPECT_EQ(detail::allocate_frame(4081), small);  // 4081..4096
-  detail::free_frame(small, 4081);
+  void* again = detail::allocate_frame(4089);
+  EXPECT_EQ(again, small);
+  static_cast<char*>(again)[4103] = 1;
+  detail::free_frame(again, 4089);
 }
 #endif
 

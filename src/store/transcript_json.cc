@@ -5,6 +5,8 @@
 #include <simdjson.h>
 
 #include <bitset>
+#include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -129,19 +131,22 @@ EventRecord read_event(value v) {
 }
 
 void read_messages(value v, Transcript& t, CallTexts texts) {
-  auto array = v.get_array();
-  // Counted first (a skim over the array, which then starts over): a debate's records are read
-  // back thousands at a time, and a vector grown by doubling held up to twice their size.
-  t.messages.reserve(array.count_elements());
-  for (auto element : array) {
+  // Read into a vector kept for the thread, then moved into one of the exact size: transcripts
+  // are read back thousands at a time, and vectors grown by doubling held up to twice their records.
+  thread_local std::vector<MessageRecord> records;
+  records.clear();
+  for (auto element : v.get_array()) {
     MessageRecord record = read_message(element.value(), texts);
-    const int index = static_cast<int>(t.messages.size());
+    const int index = static_cast<int>(t.messages.size() + records.size());
     if (record.id != index) throw FormatError{fmt::format("call {} has id {}; ids are the calls' positions", index, record.id)};
     if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
       throw FormatError{fmt::format("call {} repeats call {}, which is not an earlier call", index, *record.repeats)};
     }
-    t.messages.push_back(std::move(record));
+    records.push_back(std::move(record));
   }
+  t.messages.reserve(t.messages.size() + records.size());
+  t.messages.insert(t.messages.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+  records.clear();
 }
 
 Transcript read_transcript(value root, CallTexts texts) {

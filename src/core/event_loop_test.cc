@@ -326,14 +326,19 @@ TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
 // ---- Coroutine frames (src/core/frame_pool.cc) ---------------------------------------------
 
 #if !defined(__SANITIZE_ADDRESS__)  // under ASan every frame is an allocation of its own
-// A class holds the sizes malloc would give the same chunk: round16(n + 8) - 8 bytes.
-TEST(FramePool, AFreedFrameIsHandedOutAgainForAnySizeOfItsClass) {
+// A class holds the sizes malloc would give the same chunk: round16(n + 8) - 8 bytes. A frame
+// the pool keeps is not the heap's: glibc would hand a chunk just freed to the next malloc of
+// its size, so `::operator new` getting a different block shows the frame stayed in the pool.
+TEST(FramePool, AFreedFrameStaysInThePoolForAnySizeOfItsClass) {
   void* frame = detail::allocate_frame(100);
   detail::free_frame(frame, 100);
+  void* heap = ::operator new(104);
+  EXPECT_NE(heap, frame);
   void* again = detail::allocate_frame(104);  // 100 and 104 are both in the 89..104 class
   EXPECT_EQ(again, frame);
   static_cast<char*>(again)[103] = 1;
   detail::free_frame(again, 104);
+  ::operator delete(heap);
 }
 
 TEST(FramePool, FramesOfAnotherClassAreNotHandedOut) {
@@ -347,16 +352,72 @@ TEST(FramePool, FramesOfAnotherClassAreNotHandedOut) {
   detail::free_frame(again, 57);
 }
 
-TEST(FramePool, FramesUpToFourKibAreReusedAndLargerOnesAreUsableWhole) {
-  void* big = detail::allocate_frame(8192);
-  static_cast<char*>(big)[8191] = 1;
-  detail::free_frame(big, 8192);
-  void* small = detail::allocate_frame(4096);  // the largest pooled class: 4089..4104
-  detail::free_frame(small, 4096);
+TEST(FramePool, FramesUpToFourKibArePooledAndLargerOnesGoBackToTheHeap) {
+  void* big = detail::allocate_frame(4105);  // past the largest class
+  static_cast<char*>(big)[4104] = 1;
+  detail::free_frame(big, 4105);
+  void* heap = ::operator new(4105);
+  EXPECT_EQ(heap, big);  // the heap had it back
+  ::operator delete(heap);
+  void* largest = detail::allocate_frame(4096);  // the largest pooled class: 4089..4104
+  detail::free_frame(largest, 4096);
+  void* heap_again = ::operator new(4096);
+  EXPECT_NE(heap_again, largest);
   void* again = detail::allocate_frame(4089);
-  EXPECT_EQ(again, small);
+  EXPECT_EQ(again, largest);
   static_cast<char*>(again)[4103] = 1;
   detail::free_frame(again, 4089);
+  ::operator delete(heap_again);
+}
+
+// The pool keeps at most 16 MiB a thread: frames freed past that go back to the heap, and
+// frames handed out again make room for as many. (Frames of 1,000 bytes: glibc keeps chunks of
+// that size for the next malloc of it, so which block the heap hands out next is known.)
+TEST(FramePool, PastSixteenMibFreedFramesGoBackToTheHeap) {
+  constexpr std::size_t kFrameBytes = 1000;  // a class of its own: 985..1000
+  constexpr std::size_t kFit = (std::size_t{16} << 20) / kFrameBytes;
+  std::thread([&] {  // a thread of its own, so that its pool starts empty
+    std::vector<void*> frames(kFit + 2);
+    for (void*& frame : frames) frame = detail::allocate_frame(kFrameBytes);
+    for (void* frame : frames) detail::free_frame(frame, kFrameBytes);
+    void* heap = ::operator new(kFrameBytes);
+    EXPECT_EQ(heap, frames.back());  // the last two went to the heap
+    ::operator delete(heap);
+    // Every pooled frame comes back, latest first; then the pool has room again.
+    std::size_t mismatches = 0;
+    for (std::size_t i = kFit; i-- > 0;) mismatches += detail::allocate_frame(kFrameBytes) != frames[i];
+    EXPECT_EQ(mismatches, 0u);
+    detail::free_frame(frames.front(), kFrameBytes);
+    void* heap_again = ::operator new(kFrameBytes);
+    EXPECT_NE(heap_again, frames.front());  // pooled again
+    ::operator delete(heap_again);
+    EXPECT_EQ(detail::allocate_frame(kFrameBytes), frames.front());
+    for (std::size_t i = 0; i < kFit; ++i) detail::free_frame(frames[i], kFrameBytes);
+  }).join();
+}
+
+// Frees made while a thread exits, after its lists were emptied, go to the heap. The Probe is
+// constructed before the thread's first frame, so it is destroyed after the pool's lists.
+struct ExitProbe {
+  bool* frame_went_to_the_heap = nullptr;
+  ~ExitProbe() {
+    if (frame_went_to_the_heap == nullptr) return;
+    void* frame = detail::allocate_frame(200);
+    detail::free_frame(frame, 200);
+    void* heap = ::operator new(200);
+    *frame_went_to_the_heap = heap == frame;
+    ::operator delete(heap);
+  }
+};
+thread_local ExitProbe exit_probe;
+
+TEST(FramePool, FramesFreedAfterTheThreadsListsWereEmptiedGoToTheHeap) {
+  bool went_to_the_heap = false;
+  std::thread([&] {
+    exit_probe.frame_went_to_the_heap = &went_to_the_heap;
+    detail::free_frame(detail::allocate_frame(200), 200);  // the pool's lists exist from here
+  }).join();
+  EXPECT_TRUE(went_to_the_heap);
 }
 #endif
 

@@ -56,7 +56,6 @@ struct Reaper {
     for (FreeFrame*& head : free_lists.heads) {
       while (head != nullptr) ::operator delete(std::exchange(head, head->next));
     }
-    free_lists.pooled_bytes = 0;
     free_lists.closed = true;
   }
 };

@@ -325,7 +325,18 @@ TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
 
 // ---- Coroutine frames (src/core/frame_pool.cc) ---------------------------------------------
 
-#if !defined(__SANITIZE_ADDRESS__)  // under ASan every frame is an allocation of its own
+// Under ASan (gcc's and clang's spellings, as in frame_pool.cc) every frame is an allocation of its own.
+#if defined(__SANITIZE_ADDRESS__)
+#define PARLEY_FRAMES_POOLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PARLEY_FRAMES_POOLED 0
+#endif
+#endif
+#ifndef PARLEY_FRAMES_POOLED
+#define PARLEY_FRAMES_POOLED 1
+#endif
+#if PARLEY_FRAMES_POOLED
 // A class holds the sizes malloc would give the same chunk: round16(n + 8) - 8 bytes. A frame
 // the pool keeps is not the heap's: glibc would hand a chunk just freed to the next malloc of
 // its size, so `::operator new` getting a different block shows the frame stayed in the pool.

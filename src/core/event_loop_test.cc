@@ -363,13 +363,12 @@ TEST(FramePool, FramesOfAnotherClassAreNotHandedOut) {
   detail::free_frame(again, 57);
 }
 
-TEST(FramePool, FramesUpToFourKibArePooledAndLargerOnesGoBackToTheHeap) {
-  void* big = detail::allocate_frame(4105);  // past the largest class
+TEST(FramePool, FramesUpToFourKibArePooledAndLargerOnesAreUsableWhole) {
+  // Past the largest class a frame is the heap's, both ways. (Which block the heap hands out
+  // next at this size depends on what earlier code freed, so it is not checked.)
+  void* big = detail::allocate_frame(4105);
   static_cast<char*>(big)[4104] = 1;
   detail::free_frame(big, 4105);
-  void* heap = ::operator new(4105);
-  EXPECT_EQ(heap, big);  // the heap had it back
-  ::operator delete(heap);
   void* largest = detail::allocate_frame(4096);  // the largest pooled class: 4089..4104
   detail::free_frame(largest, 4096);
   void* heap_again = ::operator new(4096);

@@ -34,7 +34,7 @@ namespace {
 // round16(n + 8) - 8 usable bytes; a class's frames are that size, no larger than malloc's.
 constexpr std::size_t kGranule = 16;
 constexpr std::size_t kHeader = 8;
-constexpr std::size_t kMaxPooledSize = 4096;  // larger frames are rare
+constexpr std::size_t kMaxPooledSize = 4096;  // its class reaches 4104; larger frames are rare
 constexpr std::size_t kClasses = (kMaxPooledSize + kHeader + kGranule - 1) / kGranule + 1;
 constexpr std::size_t kMaxPooledBytes = std::size_t{16} << 20;
 

@@ -135,6 +135,9 @@ void read_messages(value v, Transcript& t, CallTexts texts) {
   // are read back thousands at a time, and vectors grown by doubling held up to twice their records.
   thread_local std::vector<MessageRecord> records;
   records.clear();
+  struct Emptied {  // on every way out, so that a malformed record keeps no texts on the thread
+    ~Emptied() { records.clear(); }
+  } emptied;
   for (auto element : v.get_array()) {
     MessageRecord record = read_message(element.value(), texts);
     const int index = static_cast<int>(t.messages.size() + records.size());
@@ -146,7 +149,6 @@ void read_messages(value v, Transcript& t, CallTexts texts) {
   }
   t.messages.reserve(t.messages.size() + records.size());
   t.messages.insert(t.messages.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
-  records.clear();
 }
 
 Transcript read_transcript(value root, CallTexts texts) {

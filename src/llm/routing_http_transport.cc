@@ -74,11 +74,10 @@ class RoutingHttpTransport final : public HttpTransport {
  private:
   // Decided once per URL: clients send the same few URLs with every request.
   bool served_natively(std::string_view url) {
-    if (proxied_) return false;
     for (const auto& [known, native] : decisions_) {
       if (known == url) return native;
     }
-    const bool native = routed_natively(url, false);
+    const bool native = routed_natively(url, proxied_);
     decisions_.emplace_back(std::string(url), native);
     return native;
   }

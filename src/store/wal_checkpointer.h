@@ -6,10 +6,11 @@
 // threshold a helper thread, on a connection of its own, runs a PASSIVE checkpoint, which never
 // blocks the writer (https://sqlite.org/wal.html#application_initiated_checkpoints). Past
 // kCatchUpFactor thresholds the writer waits for the helper's checkpoint in progress and copies
-// the frames left itself, so that the WAL can start over (see on_commit). If the helper fails (it cannot open the file, or a thread), the
-// store checkpoints in COMMIT as SQLite would. The database stays correct whatever the helper
-// does: an unfinished checkpoint leaves the pages in the WAL, where readers find them, and the
-// last connection to close checkpoints the rest.
+// the frames left itself, so that the WAL can start over (see on_commit). If the helper fails
+// (it cannot open the file, or start a thread), the store checkpoints in COMMIT as SQLite
+// would. The database stays correct whatever the helper does: an unfinished checkpoint leaves
+// the pages in the WAL, where readers find them, and the last connection to close checkpoints
+// the rest.
 
 #include <sqlite3.h>
 

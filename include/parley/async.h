@@ -35,6 +35,8 @@ namespace detail {
 // hold too few of each. A frame may be freed on another thread than the one it came from.
 void* allocate_frame(std::size_t size);
 void free_frame(void* frame, std::size_t size) noexcept;
+// False under AddressSanitizer, where every frame is an allocation of its own.
+bool frames_are_pooled() noexcept;
 
 struct PooledFrame {
   static void* operator new(std::size_t size) { return allocate_frame(size); }

@@ -27,7 +27,10 @@ namespace parley::detail {
 // Under AddressSanitizer every frame is an allocation of its own, so that a use after free is caught.
 void* allocate_frame(std::size_t size) { return ::operator new(size); }
 void free_frame(void* frame, std::size_t) noexcept { ::operator delete(frame); }
+bool frames_are_pooled() noexcept { return false; }
 #else
+bool frames_are_pooled() noexcept { return true; }
+
 namespace {
 
 // glibc's chunks are 16-byte multiples with 8 bytes of header, so malloc(n) gives

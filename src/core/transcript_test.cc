@@ -2,6 +2,8 @@
 // critical-path latency.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "parley/transcript.h"
 
 namespace parley {
@@ -42,6 +44,19 @@ TEST(TranscriptLatency, SumsEachAgentsCallsInARoundAndTakesEachRoundsSlowestAgen
   call(1, "a10", 20);
   EXPECT_DOUBLE_EQ(t.latency_ms(), 207.0);
   EXPECT_DOUBLE_EQ(Transcript().latency_ms(), 0.0);
+}
+
+TEST(TranscriptTokens, PromptAndCompletionTokensAreSummedOverEveryCall) {
+  Transcript t;
+  for (const auto& [prompt, completion] : {std::pair{10, 3}, std::pair{20, 5}, std::pair{7, 0}}) {
+    MessageRecord m;
+    m.prompt_tokens = prompt;
+    m.completion_tokens = completion;
+    t.messages.push_back(m);
+  }
+  EXPECT_EQ(t.prompt_tokens(), 37);
+  EXPECT_EQ(t.completion_tokens(), 8);
+  EXPECT_EQ(Transcript().prompt_tokens(), 0);
 }
 
 }  // namespace

@@ -187,6 +187,17 @@ class EventLoop {
     };
     return Awaiter{this};
   }
+  // Awaitable: resumes the caller once no other coroutine is ready and no timer is due, before
+  // the loop waits on I/O or a timer: what to do when nothing else can run.
+  auto when_idle() {
+    struct Awaiter {
+      EventLoop* loop;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) { loop->idle_waiters_.push_back(h); }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{this};
+  }
 
   // Starts a top-level coroutine; run() returns once all spawned work has finished.
   // An exception escaping a spawned coroutine is a bug: run() rethrows it.
@@ -225,6 +236,7 @@ class EventLoop {
     bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
   };
   std::deque<std::coroutine_handle<>> ready_;
+  std::vector<std::coroutine_handle<>> idle_waiters_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t timer_order_ = 0;
   IoDriver* io_ = nullptr;

@@ -25,6 +25,10 @@ struct RunProgress {
   std::int64_t skipped = 0;  // units found finished in the store (resume)
   std::int64_t failed = 0;
   std::int64_t cancelled = 0;  // units cut short by a stop: not stored, a resume runs them
+  // Debates running at once, now and at most so far: up to the experiment's `concurrency` while
+  // debates wait on their calls; one on the zero-delay simulator, where nothing waits.
+  std::int64_t in_flight = 0;
+  std::int64_t peak_in_flight = 0;
 };
 
 struct RunOptions {

@@ -1,6 +1,7 @@
 // EventLoop: ready queue, timers and one I/O driver, all on the calling thread.
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "parley/async.h"
 
@@ -57,6 +58,10 @@ void EventLoop::run() {
       timers_.pop();
     }
     if (!ready_.empty()) continue;
+    if (!idle_waiters_.empty()) {
+      for (auto h : std::exchange(idle_waiters_, {})) ready_.push_back(h);
+      continue;
+    }
 
     // Nothing runnable: wait for I/O or the next timer.
     check_stop();

@@ -315,6 +315,58 @@ TEST(EventLoop, TimersWithEqualDeadlinesResumeInTheOrderTheyWereSet) {
   }
 }
 
+// when_idle resumes only once every ready coroutine has run and no timer is due, and before
+// the loop sleeps until a later timer.
+TEST(EventLoop, WhenIdleWaitsForReadyWorkAndDueTimersButNotForLaterOnes) {
+  EventLoop loop;
+  std::vector<std::string> order;
+  auto busy = [&](std::string name, int turns) -> Async<void> {
+    for (int i = 0; i < turns; ++i) co_await loop.yield();
+    order.push_back(name);
+  };
+  auto due_timer = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::milliseconds(0));
+    order.push_back("due timer");
+  };
+  auto later_timer = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::milliseconds(200));
+    order.push_back("later timer");
+  };
+  auto idler = [&]() -> Async<void> {
+    co_await loop.when_idle();
+    order.push_back("idle");
+    co_await loop.when_idle();  // idle again once the loop has only the later timer left
+    order.push_back("idle again");
+  };
+  loop.spawn(idler());
+  loop.spawn(busy("busy 3", 3));
+  loop.spawn(due_timer());
+  loop.spawn(later_timer());
+  loop.spawn(busy("busy 1", 1));
+  const auto started = EventLoop::Clock::now();
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"busy 1", "busy 3", "due timer", "idle", "idle again", "later timer"}));
+  EXPECT_GE(EventLoop::Clock::now() - started, std::chrono::milliseconds(200));
+}
+
+// An idle waiter runs before the loop sleeps on an hour-long timer, so it can cancel that wait.
+TEST(EventLoop, WhenIdleRunsBeforeTheLoopSleepsAndCanCancelALongWait) {
+  EventLoop loop;
+  bool resumed = false;
+  auto sleeper = [&]() -> Async<void> { co_await loop.sleep_for(std::chrono::hours(1)); };
+  auto idler = [&]() -> Async<void> {
+    co_await loop.when_idle();
+    loop.cancel();
+    co_await loop.when_idle();  // after the sleeper, woken by the cancel
+    resumed = true;
+  };
+  loop.spawn(sleeper());
+  loop.spawn(idler());
+  loop.run();
+  EXPECT_TRUE(resumed);
+  EXPECT_TRUE(loop.cancelled());
+}
+
 TEST(EventLoop, CancelWhenAFlagAlreadySetCancelsAtOnce) {
   EventLoop loop;
   std::atomic<bool> stop{true};

@@ -246,6 +246,27 @@ TEST(HttpRun, ProtocolsShareTheirPreDebateRepliesAndEmbedOverHttp) {
   EXPECT_EQ(embedding_models, std::vector<std::string>(kTasks, "fake-embed"));
 }
 
+// Debates start whenever the loop would otherwise wait: against a server that holds every
+// answer, all `concurrency` debates are in flight at once, each with both of its agents' calls
+// pending, and never more.
+TEST(HttpRun, ConcurrencyDebatesWaitOnTheServerAtOnce) {
+  FaultPlan plan;
+  plan.base_delay_ms = 150;
+  FakeOpenAiServer server(faulty_handler(plan));
+  const auto dir = scratch_dir("http-in-flight");
+  write_tasks(dir / "tasks.jsonl");
+  write_file(dir / "exp.yaml", "models:\n  - {name: local, backend: openai, base_url: \"" + server.base_url() +
+                                   "\", model: fake, max_concurrency: 64}\n"
+                                   "agents:\n  - {name: a1, model: local}\n  - {name: a2, model: local}\n"
+                                   "dataset: {path: tasks.jsonl}\n"
+                                   "protocols:\n  - {name: debate, agents: 2, rounds: 1}\n"
+                                   "concurrency: 4\n");
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_transcripts(dir / "out").size(), static_cast<std::size_t>(kTasks));
+  EXPECT_EQ(server.peak_pending(), 8u);  // 4 debates × 2 agents
+}
+
 TEST(HttpRun, SelfConsistencyAsksOneRequestPerTurnWhereTheServerTakesN) {
   std::map<std::string, std::vector<std::int64_t>> prompt_tokens;  // task -> per sample, batched run
   for (const bool rejects : {false, true}) {

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 
 #include "integration/cli_support.h"
@@ -226,6 +227,54 @@ TEST(SimulatorClaims, EveryReaskNamesACallOfItsOwnAgentAndRoundWhenAJudgeSharesA
   }
   EXPECT_GT(reasks, 10) << reasks;  // the setting does produce re-asks
   EXPECT_EQ(shared_role_events, static_cast<int>(run->transcripts.size()) / 2);  // every cr debate
+}
+
+// Debates start as the loop would otherwise wait: on the zero-delay simulator nothing waits, so
+// one debate runs at a time; with a delay every debate waits on its calls and `concurrency` of
+// them run at once. The results are the same either way.
+TEST(SimulatorRuns, DebatesInFlightGrowOnlyWhileDebatesWait) {
+  const auto dir = scratch_dir("simulator-in-flight");
+  std::map<double, StoredResults> runs;
+  for (const double delay_ms : {0.0, 5.0}) {
+    write_file(dir / "exp.yaml",
+               "models:\n  - {name: sim, backend: simulator, delay_ms: " + std::to_string(delay_ms) + "}\n"
+               "agents:\n  - {name: a1, model: sim}\n  - {name: a2, model: sim}\n"
+               "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + ", limit: 20}\n"
+               "protocols:\n  - {name: debate, agents: 2, rounds: 1}\n"
+               "concurrency: 6\n");
+    auto config = load_experiment(dir / "exp.yaml");
+    ASSERT_TRUE(config) << config.error().message;
+    const auto out = dir / ("out-" + std::to_string(delay_ms));
+    RunOptions options;
+    options.out_dir = out;
+    std::int64_t most_seen = 0;
+    options.on_progress = [&](const RunProgress& progress) { most_seen = std::max(most_seen, progress.in_flight); };
+    auto outcome = run_experiment(*config, options);
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    EXPECT_EQ(outcome->progress.done, 20);
+    EXPECT_EQ(outcome->progress.in_flight, 0);
+    if (delay_ms == 0.0) {
+      EXPECT_EQ(outcome->progress.peak_in_flight, 1);
+      EXPECT_EQ(most_seen, 0);  // each debate had finished before the next started
+    } else {
+      EXPECT_EQ(outcome->progress.peak_in_flight, 6);
+      EXPECT_GT(most_seen, 0);
+    }
+    auto store = Store::open(out / "results.sqlite");
+    ASSERT_TRUE(store) << store.error().message;
+    auto transcripts = (*store)->load_all();
+    ASSERT_TRUE(transcripts) << transcripts.error().message;
+    runs[delay_ms] = StoredResults{std::move(outcome->summary), std::move(transcripts).value()};
+  }
+  ASSERT_EQ(runs[0.0].transcripts.size(), runs[5.0].transcripts.size());
+  for (std::size_t i = 0; i < runs[0.0].transcripts.size(); ++i) {
+    const Transcript& a = runs[0.0].transcripts[i];
+    const Transcript& b = runs[5.0].transcripts[i];
+    EXPECT_EQ(a.task_id, b.task_id);
+    EXPECT_EQ(a.final_answer, b.final_answer);
+    ASSERT_EQ(a.messages.size(), b.messages.size());
+    for (std::size_t m = 0; m < a.messages.size(); ++m) EXPECT_EQ(a.messages[m].text, b.messages[m].text);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "answer/beliefs.h"
 #include "answer/number_scan.h"
 #include "answer/scan.h"
 #include "parley/answer.h"
@@ -27,6 +28,7 @@ constexpr int kMaxLabelWords = 6;
 // distribution; a little over 1 is tolerated because models round.
 constexpr double kMaxTotal = 1.2;
 constexpr std::string_view kBullet = "\xE2\x80\xA2";  // U+2022
+constexpr char kSeparators[] = {'\n', ',', ';'};  // between entries, as " and " is
 
 std::string_view strip_label(std::string_view label) {
   while (!label.empty() && std::string_view(" \t\r:=-([*_~").find(label.back()) != std::string_view::npos) {
@@ -103,7 +105,6 @@ std::optional<Belief> read_entry(std::string_view entry) {
 // Length of the entry starting at `from`: up to a separator or " and " (which holds none, so it
 // lies wholly before the first separator when it comes first). Both are found by rare bytes.
 std::size_t entry_length(std::string_view text, std::size_t from) {
-  static constexpr char kSeparators[] = {'\n', ',', ';'};
   static constexpr char kA[] = {'a'};
   const std::size_t separator = std::min(answer_scan::find_byte_of(text, from, kSeparators), text.size());
   const std::string_view before = text.substr(0, separator);
@@ -120,7 +121,33 @@ std::size_t separator_length(std::string_view text, std::size_t at_pos) {
 
 }  // namespace
 
+namespace answer_scan {
+
+bool has_two_possible_entry_ends(std::string_view text) {
+  static constexpr char kNumberEnds[] = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '%', '}'};
+  const auto at_and = [&](std::size_t i) { return text.substr(i, 5) == " and "; };
+  std::size_t found = 0;
+  std::size_t last_end = std::string_view::npos;
+  const auto at_separator = [&](std::size_t i) {
+    return std::find(std::begin(kSeparators), std::end(kSeparators), text[i]) != std::end(kSeparators);
+  };
+  for (std::size_t i = find_byte_of(text, 0, kNumberEnds); i != std::string_view::npos;
+       i = find_byte_of(text, i + 1, kNumberEnds)) {
+    std::size_t end = i + 1;
+    while (end < text.size() && is_entry_tail(text[end]) && !at_and(end)) ++end;
+    const bool entry_end = end == text.size() || at_separator(end) || at_and(end);
+    if (entry_end && end != last_end) {
+      last_end = end;
+      if (++found == 2) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace answer_scan
+
 std::vector<Belief> parse_beliefs(std::string_view text) {
+  if (!answer_scan::has_two_possible_entry_ends(text)) return {};
   std::vector<Belief> run;
   std::vector<Belief> last_run;
   auto close_run = [&] {

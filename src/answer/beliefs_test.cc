@@ -2,6 +2,7 @@
 // not a distribution.
 #include <gtest/gtest.h>
 
+#include "answer/beliefs.h"
 #include "parley/answer.h"
 
 namespace parley {
@@ -65,6 +66,30 @@ TEST(ParseBeliefs, NotADistribution) {
   expect_beliefs("Step 1, Step 1", {});                            // sums past 1
   expect_beliefs("A: 70%, B: 60%", {});                            // sums past 1
   expect_beliefs("Dengue is 60% likely, Zika is 40% likely", {});  // words after the number
+}
+
+// The cheap test before the entries are read: two places where a number ends an entry.
+TEST(ParseBeliefs, TwoPossibleEntryEndsAreLookedForBeforeTheEntries) {
+  using answer_scan::has_two_possible_entry_ends;
+  // A reply whose only number is its confidence, or whose numbers run on into words.
+  EXPECT_FALSE(has_two_possible_entry_ends("I think B.\nAnswer: B\nConfidence: 80%"));
+  EXPECT_FALSE(has_two_possible_entry_ends(""));
+  EXPECT_FALSE(has_two_possible_entry_ends("1x 2x 3"));
+  EXPECT_FALSE(has_two_possible_entry_ends("60%)) x, 40%"));
+  EXPECT_FALSE(has_two_possible_entry_ends("1 andy 2"));
+  EXPECT_FALSE(has_two_possible_entry_ends("Option 7 of 9 fits"));
+  // "1}" ends where its '}' does: one place, not two.
+  EXPECT_FALSE(has_two_possible_entry_ends("1}, x"));
+  // Each separator, " and " and the end of the text.
+  EXPECT_TRUE(has_two_possible_entry_ends("Dengue 60%, Zika 40%"));
+  EXPECT_TRUE(has_two_possible_entry_ends("1; 2;x"));
+  EXPECT_TRUE(has_two_possible_entry_ends("1\n2\nx"));
+  EXPECT_TRUE(has_two_possible_entry_ends("1 and 2 and x"));
+  EXPECT_TRUE(has_two_possible_entry_ends("x 1, 2"));
+  EXPECT_TRUE(has_two_possible_entry_ends("- A: (60%).\n- B: \\frac{2}{5}"));
+  // Where it is false there is no distribution; where true, parse_beliefs decides.
+  EXPECT_TRUE(parse_beliefs("1; 2;x").empty());
+  expect_beliefs("A 60% and B 40%", {{"A", 0.6}, {"B", 0.4}});
 }
 
 }  // namespace

@@ -188,7 +188,8 @@ class EventLoop {
     return Awaiter{this};
   }
   // Awaitable: resumes the caller once no other coroutine is ready and no timer is due, before
-  // the loop waits on I/O or a timer: what to do when nothing else can run.
+  // the loop waits on I/O or a timer: what to do when nothing else can run. Idle waiters are
+  // resumed one at a time, in the order they began to wait, each when the loop is idle again.
   auto when_idle() {
     struct Awaiter {
       EventLoop* loop;
@@ -236,7 +237,7 @@ class EventLoop {
     bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
   };
   std::deque<std::coroutine_handle<>> ready_;
-  std::vector<std::coroutine_handle<>> idle_waiters_;
+  std::deque<std::coroutine_handle<>> idle_waiters_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t timer_order_ = 0;
   IoDriver* io_ = nullptr;

@@ -59,7 +59,8 @@ void EventLoop::run() {
     }
     if (!ready_.empty()) continue;
     if (!idle_waiters_.empty()) {
-      for (auto h : std::exchange(idle_waiters_, {})) ready_.push_back(h);
+      ready_.push_back(idle_waiters_.front());
+      idle_waiters_.pop_front();
       continue;
     }
 

@@ -349,6 +349,26 @@ TEST(EventLoop, WhenIdleWaitsForReadyWorkAndDueTimersButNotForLaterOnes) {
   EXPECT_GE(EventLoop::Clock::now() - started, std::chrono::milliseconds(200));
 }
 
+// Two idle waiters: the second is resumed only once the work the first started has run.
+TEST(EventLoop, IdleWaitersAreResumedOneAtATimeEachWhenTheLoopIsIdleAgain) {
+  EventLoop loop;
+  std::vector<std::string> order;
+  auto work = [&](std::string name) -> Async<void> {
+    co_await loop.yield();
+    co_await loop.yield();
+    order.push_back(name);
+  };
+  auto idler = [&](std::string name) -> Async<void> {
+    co_await loop.when_idle();
+    order.push_back(name);
+    loop.spawn(work(name + "'s work"));
+  };
+  loop.spawn(idler("first"));
+  loop.spawn(idler("second"));
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"first", "first's work", "second", "second's work"}));
+}
+
 // An idle waiter runs before the loop sleeps on an hour-long timer, so it can cancel that wait.
 TEST(EventLoop, WhenIdleRunsBeforeTheLoopSleepsAndCanCancelALongWait) {
   EventLoop loop;

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -204,8 +205,17 @@ TEST(Stop, ASecondSignalExitsAtOnceEvenWhileTheRunIsBlocked) {
     StoreWriteLock held(dir / "out/results.sqlite");
     ASSERT_TRUE(held.locked());
     const pid_t pid = start_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir, "run");
-    // Let it reach the store, where it waits for the lock.
-    std::this_thread::sleep_for(milliseconds(500));
+    // Let it reach the store, where it waits for the lock: it has the file open (a fixed wait
+    // was too short for a sanitizer build on a loaded machine, whose start alone takes a second).
+    const auto store_open = [pid] {
+      std::error_code ec;
+      for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        if (std::filesystem::read_symlink(fd.path(), ec).filename() == "results.sqlite") return true;
+      }
+      return false;
+    };
+    ASSERT_TRUE(wait_for(store_open, milliseconds(20000)));
+    std::this_thread::sleep_for(milliseconds(200));
     ::kill(pid, SIGINT);
     ASSERT_TRUE(wait_for([&dir] { return read_file(dir / "run.stderr").find("stopping") != std::string::npos; },
                          milliseconds(2000)));

@@ -77,7 +77,6 @@ Async<void> revise_in_parallel(Debate& debate, int round, std::vector<Seat>& sea
     const RevisionInput& input = inputs[i];
     if (input.sits_out) continue;
     asked.push_back(i);
-    seat.history.reserve(seat.history.size() + 2);
     seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
     TurnInfo info;
     info.round = round;

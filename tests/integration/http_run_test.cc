@@ -50,6 +50,15 @@ std::string experiment(const std::string& base_url, const std::string& extra_mod
          "concurrency: 32\n";
 }
 
+// An experiment of one model served at `base_url` (with `model_keys` added to its entry), the
+// given agents and one protocol, over tasks.jsonl.
+std::string one_model_experiment(const std::string& base_url, const std::string& model_keys,
+                                 const std::string& agents, const std::string& protocol, int concurrency) {
+  return "models:\n  - {name: local, backend: openai, base_url: \"" + base_url + "\", model: fake" + model_keys +
+         "}\nagents:\n" + agents + "dataset: {path: tasks.jsonl}\nprotocols:\n  - " + protocol +
+         "\nconcurrency: " + std::to_string(concurrency) + "\n";
+}
+
 std::vector<Json> read_transcripts(const std::filesystem::path& dir) {
   std::vector<Json> lines;
   std::istringstream in(read_file(dir / "transcripts.jsonl"));
@@ -255,12 +264,9 @@ TEST(HttpRun, ConcurrencyDebatesWaitOnTheServerAtOnce) {
   FakeOpenAiServer server(faulty_handler(plan));
   const auto dir = scratch_dir("http-in-flight");
   write_tasks(dir / "tasks.jsonl");
-  write_file(dir / "exp.yaml", "models:\n  - {name: local, backend: openai, base_url: \"" + server.base_url() +
-                                   "\", model: fake, max_concurrency: 64}\n"
-                                   "agents:\n  - {name: a1, model: local}\n  - {name: a2, model: local}\n"
-                                   "dataset: {path: tasks.jsonl}\n"
-                                   "protocols:\n  - {name: debate, agents: 2, rounds: 1}\n"
-                                   "concurrency: 4\n");
+  write_file(dir / "exp.yaml", one_model_experiment(server.base_url(), ", max_concurrency: 64",
+                                                    "  - {name: a1, model: local}\n  - {name: a2, model: local}\n",
+                                                    "{name: debate, agents: 2, rounds: 1}", 4));
   const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_transcripts(dir / "out").size(), static_cast<std::size_t>(kTasks));
@@ -283,13 +289,8 @@ TEST(HttpRun, SelfConsistencyAsksOneRequestPerTurnWhereTheServerTakesN) {
     });
     const auto dir = scratch_dir(rejects ? "http-n-rejected" : "http-n");
     write_tasks(dir / "tasks.jsonl");
-    write_file(dir / "exp.yaml", "models:\n  - {name: local, backend: openai, base_url: \"" +
-                                     server.base_url() +
-                                     "\", model: fake}\n"
-                                     "agents:\n  - {name: a1, model: local}\n"
-                                     "dataset: {path: tasks.jsonl}\n"
-                                     "protocols:\n  - {name: self_consistency, samples: 5}\n"
-                                     "concurrency: 4\n");
+    write_file(dir / "exp.yaml", one_model_experiment(server.base_url(), "", "  - {name: a1, model: local}\n",
+                                                      "{name: self_consistency, samples: 5}", 4));
     const auto r = run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "integration/cli_support.h"
@@ -20,12 +21,15 @@ namespace {
 // A run of `config` into `out_dir`, finished: its summary and every transcript the store holds.
 struct StoredResults {
   Summary summary;
+  RunProgress progress;
   std::vector<Transcript> transcripts;
 };
 
-std::optional<StoredResults> run_stored(const ExperimentConfig& config, const std::filesystem::path& out_dir) {
+std::optional<StoredResults> run_stored(const ExperimentConfig& config, const std::filesystem::path& out_dir,
+                                        std::function<void(const RunProgress&)> on_progress = {}) {
   RunOptions options;
   options.out_dir = out_dir;
+  options.on_progress = std::move(on_progress);
   auto outcome = run_experiment(config, options);
   if (!outcome) {
     ADD_FAILURE() << outcome.error().message;
@@ -41,7 +45,7 @@ std::optional<StoredResults> run_stored(const ExperimentConfig& config, const st
     ADD_FAILURE() << transcripts.error().message;
     return std::nullopt;
   }
-  return StoredResults{std::move(outcome->summary), std::move(transcripts).value()};
+  return StoredResults{std::move(outcome->summary), outcome->progress, std::move(transcripts).value()};
 }
 
 TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
@@ -244,27 +248,21 @@ TEST(SimulatorRuns, DebatesInFlightGrowOnlyWhileDebatesWait) {
                "concurrency: 6\n");
     auto config = load_experiment(dir / "exp.yaml");
     ASSERT_TRUE(config) << config.error().message;
-    const auto out = dir / ("out-" + std::to_string(delay_ms));
-    RunOptions options;
-    options.out_dir = out;
     std::int64_t most_seen = 0;
-    options.on_progress = [&](const RunProgress& progress) { most_seen = std::max(most_seen, progress.in_flight); };
-    auto outcome = run_experiment(*config, options);
-    ASSERT_TRUE(outcome) << outcome.error().message;
-    EXPECT_EQ(outcome->progress.done, 20);
-    EXPECT_EQ(outcome->progress.in_flight, 0);
+    auto run = run_stored(*config, dir / ("out-" + std::to_string(delay_ms)), [&](const RunProgress& progress) {
+      most_seen = std::max(most_seen, progress.in_flight);
+    });
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->progress.done, 20);
+    EXPECT_EQ(run->progress.in_flight, 0);
     if (delay_ms == 0.0) {
-      EXPECT_EQ(outcome->progress.peak_in_flight, 1);
+      EXPECT_EQ(run->progress.peak_in_flight, 1);
       EXPECT_EQ(most_seen, 0);  // each debate had finished before the next started
     } else {
-      EXPECT_EQ(outcome->progress.peak_in_flight, 6);
+      EXPECT_EQ(run->progress.peak_in_flight, 6);
       EXPECT_GT(most_seen, 0);
     }
-    auto store = Store::open(out / "results.sqlite");
-    ASSERT_TRUE(store) << store.error().message;
-    auto transcripts = (*store)->load_all();
-    ASSERT_TRUE(transcripts) << transcripts.error().message;
-    runs[delay_ms] = StoredResults{std::move(outcome->summary), std::move(transcripts).value()};
+    runs[delay_ms] = std::move(*run);
   }
   ASSERT_EQ(runs[0.0].transcripts.size(), runs[5.0].transcripts.size());
   for (std::size_t i = 0; i < runs[0.0].transcripts.size(); ++i) {

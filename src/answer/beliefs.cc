@@ -82,7 +82,7 @@ bool is_entry_tail(char c) {
 bool ends_like_entry(std::string_view entry) {
   std::size_t end = entry.size();
   while (end > 0 && is_entry_tail(entry[end - 1])) --end;
-  return end > 0 && (is_digit(entry[end - 1]) || entry[end - 1] == '%' || entry[end - 1] == '}');
+  return end > 0 && (is_digit(entry[end - 1]) || entry[end - 1] == '%');
 }
 
 std::optional<Belief> read_entry(std::string_view entry) {
@@ -124,7 +124,7 @@ std::size_t separator_length(std::string_view text, std::size_t at_pos) {
 namespace answer_scan {
 
 bool has_two_possible_entry_ends(std::string_view text) {
-  static constexpr char kNumberEnds[] = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '%', '}'};
+  static constexpr char kNumberEnds[] = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '%'};
   const auto at_and = [&](std::size_t i) { return text.substr(i, 5) == " and "; };
   std::size_t found = 0;
   std::size_t last_end = std::string_view::npos;

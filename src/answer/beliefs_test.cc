@@ -92,5 +92,11 @@ TEST(ParseBeliefs, TwoPossibleEntryEndsAreLookedForBeforeTheEntries) {
   expect_beliefs("A 60% and B 40%", {{"A", 0.6}, {"B", 0.4}});
 }
 
+// A LaTeX fraction ends its entry with '}'; a label of more than six words is prose.
+TEST(ParseBeliefs, FractionEntriesAndOverlongLabels) {
+  expect_beliefs("A: \\frac{3}{5}, B: \\frac{2}{5}", {{"A", 0.6}, {"B", 0.4}});
+  expect_beliefs("one two three four five six seven: 60%, B: 40%", {});
+}
+
 }  // namespace
 }  // namespace parley

@@ -1,0 +1,295 @@
+// Algorithm 1's moderator step on scripted rounds: the guide's three-round trace
+// (../shared/specs/maci.md, A.8, worked by hand; re-derived in Python), admission at each gate,
+// the dials, and every stop rule.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "parley/maci.h"
+
+namespace parley::maci {
+namespace {
+
+const std::vector<double> kPrototype{1.0, 0.0};
+
+// An argument citing spans that all point along θ (q = 1) unless `off_topic`.
+CandidateArgument argument(std::size_t agent, std::vector<std::string> ids, std::vector<std::optional<double>> judges,
+                           bool off_topic = false) {
+  CandidateArgument a;
+  a.agent = agent;
+  for (std::string& id : ids) {
+    a.spans.push_back({std::move(id), off_topic ? std::vector<double>{0.0, 1.0} : std::vector<double>{1.0, 0.2}});
+  }
+  a.judge_scores = std::move(judges);
+  return a;
+}
+
+// Both agents hold `belief`, cite the given ids and make one argument each with judge score `crit`.
+RoundInput round_of(const Distribution& first, const Distribution& second, std::vector<std::string> cited_first,
+                    std::vector<std::string> cited_second, double crit = 0.9) {
+  RoundInput input;
+  input.agents.push_back({first, cited_first});
+  input.agents.push_back({second, cited_second});
+  input.arguments.push_back(argument(0, cited_first, {crit}));
+  input.arguments.push_back(argument(1, cited_second, {crit}));
+  return input;
+}
+
+Controller controller_with(ControllerSettings settings, std::vector<Distribution> initial,
+                           std::optional<double> quality = 0.6) {
+  return Controller(settings, InitialState{std::move(initial), quality, kPrototype}, InitialBins{});
+}
+
+TEST(MaciController, GuideTraceOfThreeRounds) {
+  Controller controller = controller_with({}, {{.6, .3, .1}, {.2, .5, .3}});
+  EXPECT_NEAR(controller.initial_disagreement(), 0.131459524, 1e-8);
+  EXPECT_DOUBLE_EQ(controller.contentiousness(), 0.8);  // Q_0 = .6 is neither high nor low
+  struct Expected {
+    Distribution second;
+    double crit_first, crit_second;
+    double reliability_first, reliability_second, gain, disagreement, information_ratio, dispersion_ratio;
+  };
+  const std::vector<Expected> rounds{
+      {{.4, .4, .2}, .8, .6, 0.56, 0.52, 0.053941677, 0.031950480, 0.056117363, 0.751241141},
+      {{.5, .35, .15}, .85, .7, 0.618, 0.556, 0.040330942, 0.008303137, 0.050453157, 0.744552225},
+      {{.58, .31, .11}, .9, .8, 0.6744, 0.6048, 0.038119792, 0.000353212, 0.048398329, 0.750408990},
+  };
+  const std::vector<double> next_cl{0.6, 0.4, 0.2};
+  for (std::size_t t = 0; t < rounds.size(); ++t) {
+    const Expected& e = rounds[t];
+    RoundInput input;
+    input.agents = {{{.6, .3, .1}, {"d1"}}, {e.second, {"d1"}}};
+    input.arguments = {argument(0, {"d1"}, {e.crit_first}), argument(1, {"d1"}, {e.crit_second})};
+    const RoundRecord r = controller.observe(input);
+    SCOPED_TRACE(t + 1);
+    EXPECT_EQ(r.round, static_cast<int>(t + 1));
+    EXPECT_NEAR(r.reliability[0], e.reliability_first, 1e-12);
+    EXPECT_NEAR(r.reliability[1], e.reliability_second, 1e-12);
+    EXPECT_NEAR(r.information_gain, e.gain, 1e-8);
+    EXPECT_NEAR(r.disagreement, e.disagreement, 1e-8);
+    EXPECT_NEAR(r.information_ratio, e.information_ratio, 1e-8);
+    EXPECT_NEAR(r.dispersion_ratio, e.dispersion_ratio, 1e-8);
+    EXPECT_FALSE(r.information_plateau);
+    EXPECT_FALSE(r.dispersion_plateau);
+    EXPECT_NEAR(r.next_contentiousness, next_cl[t], 1e-12);  // the fixed schedule
+    EXPECT_DOUBLE_EQ(r.next_quality_gate, 0.5);
+    EXPECT_DOUBLE_EQ(r.next_crit_gate, 0.3);
+    EXPECT_EQ(r.stop, StopReason::kNone);
+  }
+  EXPECT_NEAR(controller.history()[0].weights[0], 0.518518484, 1e-9);
+  EXPECT_NEAR(controller.history()[0].mixture[0], 0.503703697, 1e-9);
+  EXPECT_NEAR(controller.history()[1].mixture[1], 0.323679730, 1e-9);
+}
+
+TEST(MaciController, DualGateAdmission) {
+  Controller controller = controller_with({}, {{.5, .5}, {.5, .5}});
+  RoundInput input;
+  input.agents = {{{.5, .5}, {"d1", "d2"}}, {{.5, .5}, {"d1"}}};
+  input.arguments = {
+      argument(0, {"d1"}, {0.9, 0.7}),          // q high, CRIT .8: admitted
+      argument(0, {"d2"}, {0.9}, true),         // q = 0 < .5: rejected by the Q gate
+      argument(1, {"d1"}, {0.2, 0.3}),          // CRIT .25 < .3: rejected by the CRIT gate
+      argument(1, {}, {0.9}),                   // nothing cited resolves: no q, rejected
+      argument(1, {"d1"}, {std::nullopt, std::nullopt}),  // no valid verdict: rejected
+      argument(1, {"d1"}, {0.3}),               // exactly at the gate: admitted
+  };
+  const RoundRecord r = controller.observe(input);
+  ASSERT_EQ(r.arguments.size(), 6u);
+  EXPECT_TRUE(r.arguments[0].admitted);
+  EXPECT_NEAR(*r.arguments[0].crit, 0.8, 1e-15);
+  EXPECT_FALSE(r.arguments[1].admitted);
+  EXPECT_DOUBLE_EQ(*r.arguments[1].evidence_score, 0.0);
+  EXPECT_FALSE(r.arguments[2].admitted);
+  EXPECT_FALSE(r.arguments[3].admitted);
+  EXPECT_FALSE(r.arguments[3].evidence_score);
+  EXPECT_FALSE(r.arguments[4].admitted);
+  EXPECT_FALSE(r.arguments[4].crit);
+  EXPECT_TRUE(r.arguments[5].admitted);
+  // Q over the admitted spans only (d1), not the off-topic d2.
+  EXPECT_NEAR(*r.evidence_quality, 1.0 / std::sqrt(1.04), 1e-12);
+  EXPECT_DOUBLE_EQ(r.overlap, 0.5);
+  // Γ from every candidate's scores (M-14): agent 0 (.9, .7, .9) → .8333; agent 1 (.2, .3, .9, .3) → .425.
+  EXPECT_NEAR(r.reliability[0], 0.8 * 0.5 + 0.2 * (2.5 / 3.0), 1e-12);
+  EXPECT_NEAR(r.reliability[1], 0.8 * 0.5 + 0.2 * 0.425, 1e-12);
+  // CRIT^(t) over the 7 valid scores; judge 0's mean (.9+.9+.2+.9+.3)/5 = .64, judge 1's .5.
+  EXPECT_NEAR(*r.crit_mean, 4.2 / 7.0, 1e-12);
+  EXPECT_NEAR(*r.crit_variance, 0.0049, 1e-12);
+
+  ControllerSettings no_quality_gate;
+  no_quality_gate.quality_gate = false;
+  Controller ablated = controller_with(no_quality_gate, {{.5, .5}, {.5, .5}});
+  const RoundRecord a = ablated.observe(input);
+  EXPECT_TRUE(a.arguments[1].admitted);
+  EXPECT_TRUE(a.arguments[3].admitted);  // τ_Q ≡ −∞ needs no evidence at all
+  EXPECT_FALSE(a.arguments[2].admitted);
+}
+
+TEST(MaciController, PlateauStopsAtTheSecondRoundWithEnoughOverlap) {
+  // Identical beliefs every round: Î = 0 and D stays 0, so both flags are up from round 1.
+  Controller controller = controller_with({}, {{.7, .3}, {.7, .3}});
+  const RoundRecord first = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_TRUE(first.information_plateau);
+  EXPECT_TRUE(first.dispersion_plateau);
+  EXPECT_EQ(first.stop, StopReason::kNone);  // eq. (10) needs τ_stop = 2 rounds of flags
+  EXPECT_NEAR(first.next_quality_gate, 0.6, 1e-15);  // eq. (9): π_I raises both gates
+  EXPECT_NEAR(first.next_crit_gate, 0.4, 1e-15);
+  const RoundRecord second = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_EQ(second.stop, StopReason::kPlateau);
+  EXPECT_DOUBLE_EQ(second.quality_gate, 0.6);
+}
+
+TEST(MaciController, NoStopWhileOverlapIsBelowTheFloor) {
+  Controller controller = controller_with({}, {{.7, .3}, {.7, .3}});
+  // Jaccard 1/4 < τ_O = .3 every round: only the round cap (6) ends it.
+  for (int t = 1; t <= 6; ++t) {
+    const RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1", "d2", "d3", "d4"}));
+    EXPECT_NEAR(r.overlap, 0.25, 1e-15);
+    EXPECT_EQ(r.stop, t < 6 ? StopReason::kNone : StopReason::kRoundCap) << t;
+  }
+  // The gates rose by γ each round with π_I and stopped at τ_max = .8.
+  EXPECT_DOUBLE_EQ(controller.quality_gate(), 0.8);
+  EXPECT_NEAR(controller.crit_gate(), 0.8, 1e-12);
+}
+
+TEST(MaciController, StopNeedsConsecutiveFlags) {
+  // Window 1 so that each round's flag reflects that round alone: (1,1), (0,1), (1,1), (1,1).
+  ControllerSettings settings;
+  settings.window = 1;
+  Controller controller = controller_with(settings, {{.5, .5}, {.5, .5}});
+  const std::vector<Distribution> beliefs{{.5, .5}, {.9, .1}, {.9, .1}, {.9, .1}};
+  const std::vector<bool> information{true, false, true, true};
+  const std::vector<StopReason> stops{StopReason::kNone, StopReason::kNone, StopReason::kNone, StopReason::kPlateau};
+  for (std::size_t t = 0; t < beliefs.size(); ++t) {
+    const RoundRecord r = controller.observe(round_of(beliefs[t], beliefs[t], {"d1"}, {"d1"}));
+    EXPECT_EQ(r.information_plateau, information[t]) << t;
+    EXPECT_TRUE(r.dispersion_plateau) << t;
+    EXPECT_EQ(r.stop, stops[t]) << t;
+  }
+}
+
+TEST(MaciController, StopNeedsEvidenceQualityAtTheGate) {
+  // Both plateaus hold, but every argument is off-topic: nothing is admitted, Q is undefined.
+  Controller controller = controller_with({}, {{.7, .3}, {.7, .3}});
+  for (int t = 1; t <= 2; ++t) {
+    RoundInput input = round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"});
+    input.arguments = {argument(0, {"d1"}, {0.9}, true), argument(1, {"d1"}, {0.9}, true)};
+    const RoundRecord r = controller.observe(input);
+    EXPECT_FALSE(r.evidence_quality);
+    EXPECT_EQ(r.stop, StopReason::kNone);
+  }
+}
+
+TEST(MaciController, ValidatorStalemate) {
+  ControllerSettings settings;
+  settings.stalemate_rounds = 2;
+  Controller controller = controller_with(settings, {{.7, .3}, {.2, .8}});
+  EXPECT_EQ(controller.observe(round_of({.6, .4}, {.3, .7}, {"d1"}, {"d2"}, 0.1)).stop, StopReason::kNone);
+  EXPECT_EQ(controller.observe(round_of({.6, .4}, {.3, .7}, {"d1"}, {"d2"}, 0.1)).stop, StopReason::kStalemate);
+}
+
+TEST(MaciController, PlateauScheduleLowersContentiousnessOnFlags) {
+  ControllerSettings settings;
+  settings.schedule = ContentiousnessSchedule::kPlateau;
+  Controller controller = controller_with(settings, {{.7, .3}, {.2, .8}}, 0.2);
+  EXPECT_DOUBLE_EQ(controller.contentiousness(), 0.8);  // D_JS,0 ≈ .19 < .5: not the 0.9 bin
+  // The agents move together and the mixture sharpens: no plateau, CL stays.
+  RoundRecord r = controller.observe(round_of({.9, .1}, {.85, .15}, {"d1"}, {"d1"}));
+  EXPECT_FALSE(r.information_plateau);
+  EXPECT_FALSE(r.dispersion_plateau);
+  EXPECT_DOUBLE_EQ(r.next_contentiousness, 0.8);
+  // Window 1, agents identical from the start, mixture sharpening: π_D alone lowers CL by α_D.
+  settings.window = 1;
+  Controller agreeing = controller_with(settings, {{.5, .5}, {.5, .5}});
+  r = agreeing.observe(round_of({.9, .1}, {.9, .1}, {"d1"}, {"d1"}));
+  EXPECT_FALSE(r.information_plateau);
+  EXPECT_TRUE(r.dispersion_plateau);
+  EXPECT_NEAR(r.next_contentiousness, 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(r.next_quality_gate, 0.5);  // the gates move on π_I only (eq. 9)
+  // The ablation "no schedule": CL stays where it started whatever the flags.
+  settings.hold_contentiousness = true;
+  Controller holding = controller_with(settings, {{.7, .3}, {.7, .3}});
+  EXPECT_DOUBLE_EQ(holding.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"})).next_contentiousness, 0.8);
+}
+
+TEST(MaciController, PlateauScheduleSubtractsBothSteps) {
+  ControllerSettings settings;
+  settings.schedule = ContentiousnessSchedule::kPlateau;
+  Controller controller = controller_with(settings, {{.7, .3}, {.7, .3}});
+  const RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_NEAR(r.next_contentiousness, 0.4, 1e-12);  // eq. (8): 0.8 − α_I − α_D
+}
+
+TEST(MaciController, AbsolutePlateauRuleOfAppendixD5) {
+  ControllerSettings settings;
+  settings.schedule = ContentiousnessSchedule::kPlateau;
+  settings.plateau = PlateauRule::kAbsolute;
+  Controller controller = controller_with(settings, {{.7, .3}, {.7, .3}});
+  // Round 1: ΔÎ undefined (no plateau); |ΔD| = 0 < ε_D.
+  RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_FALSE(r.information_plateau);
+  EXPECT_TRUE(r.dispersion_plateau);
+  EXPECT_DOUBLE_EQ(r.next_contentiousness, 0.8);  // one round of π_D is not τ_stop rounds
+  r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_TRUE(r.information_plateau);  // ΔÎ = 0 − 0
+  EXPECT_NEAR(r.next_contentiousness, 0.6, 1e-12);  // eq. (12) after two rounds; eq. (11) after one
+  EXPECT_EQ(r.stop, StopReason::kNone);
+  r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_NEAR(r.next_contentiousness, 0.2, 1e-12);
+  EXPECT_EQ(r.stop, StopReason::kPlateau);
+}
+
+TEST(MaciController, UniformWeightsAblation) {
+  ControllerSettings settings;
+  settings.uniform_weights = true;
+  Controller controller = controller_with(settings, {{.5, .5}, {.5, .5}});
+  RoundInput input = round_of({1, 0}, {0, 1}, {"d1"}, {"d1"});
+  input.arguments[1].judge_scores = {0.1};
+  const RoundRecord r = controller.observe(input);
+  EXPECT_DOUBLE_EQ(r.weights[0], 0.5);
+  EXPECT_DOUBLE_EQ(r.mixture[0], 0.5);
+  EXPECT_GT(r.reliability[0], r.reliability[1]);  // still tracked and logged
+}
+
+TEST(MaciController, MonotoneModeDiscardsRoundsThatRaiseDispersion) {
+  ControllerSettings settings;
+  settings.monotone = true;
+  Controller controller = controller_with(settings, {{.6, .4}, {.5, .5}});
+  const RoundRecord apart = controller.observe(round_of({.9, .1}, {.1, .9}, {"d1"}, {"d1"}));
+  EXPECT_TRUE(apart.update_rejected);
+  EXPECT_EQ(controller.beliefs()[0], (Distribution{.6, .4}));
+  const RoundRecord closer = controller.observe(round_of({.55, .45}, {.55, .45}, {"d1"}, {"d1"}));
+  EXPECT_FALSE(closer.update_rejected);
+  EXPECT_DOUBLE_EQ(closer.disagreement, 0.0);
+}
+
+TEST(MaciController, CritCompoundRuleMustAlsoHold) {
+  ControllerSettings settings;
+  settings.crit_compound = true;
+  Controller controller = controller_with(settings, {{.7, .3}, {.7, .3}});
+  // Eq. (10) holds from round 2, the CRIT rule (two rounds of steady CRIT, judges agreeing) from round 3.
+  EXPECT_EQ(controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}, 0.9)).stop, StopReason::kNone);
+  EXPECT_EQ(controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}, 0.9)).stop, StopReason::kNone);
+  EXPECT_EQ(controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}, 0.9)).stop, StopReason::kPlateau);
+}
+
+TEST(MaciController, RejectsInputThatDoesNotFit) {
+  Controller controller = controller_with({}, {{.5, .5}, {.5, .5}});
+  RoundInput one_agent;
+  one_agent.agents = {{{.5, .5}, {}}};
+  EXPECT_THROW(controller.observe(one_agent), std::invalid_argument);
+  RoundInput wrong_size = round_of({.5, .3, .2}, {.5, .5}, {}, {});
+  EXPECT_THROW(controller.observe(wrong_size), std::invalid_argument);
+  RoundInput unknown_agent = round_of({.5, .5}, {.5, .5}, {}, {});
+  unknown_agent.arguments[0].agent = 2;
+  EXPECT_THROW(controller.observe(unknown_agent), std::invalid_argument);
+  EXPECT_THROW(Controller({}, InitialState{}, InitialBins{}), std::invalid_argument);
+}
+
+TEST(MaciController, ThreeAgentsUseTheNormalisedGeneralisedDivergence) {
+  Controller controller = controller_with({}, {{.7, .2, .1}, {.1, .8, .1}, {.3, .3, .4}});
+  EXPECT_NEAR(controller.initial_disagreement(), 0.301363178 / std::log2(3.0), 1e-8);
+}
+
+}  // namespace
+}  // namespace parley::maci

@@ -41,6 +41,7 @@ struct DatasetConfig {
   std::filesystem::path path;  // resolved
   DatasetFormat format = DatasetFormat::kAuto;
   std::optional<std::size_t> limit;
+  std::filesystem::path labels;  // label set file for label tasks (resolved; "" = none)
 };
 
 struct ProtocolConfig {

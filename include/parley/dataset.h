@@ -4,10 +4,12 @@
 // line number and skipped; it never aborts the load. Called once per run by the runner.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "parley/labels.h"
 #include "parley/result.h"
 #include "parley/task.h"
 
@@ -27,9 +29,16 @@ struct Dataset {
 
 // kAuto picks by content: .csv → MMLU CSV; JSONL rows with "question"+"answer" containing
 // "####" and no "answer_type" → GSM8K; otherwise parley JSONL. `limit` keeps the first n
-// valid tasks. An unreadable file, or a file with no valid task, is an Error.
+// valid tasks. Label tasks take `labels` (their gold must name one of them; null: labels are
+// compared as written). An unreadable file, or a file with no valid task, is an Error.
 Result<Dataset> load_dataset(const std::filesystem::path& path, DatasetFormat format = DatasetFormat::kAuto,
-                             std::optional<std::size_t> limit = std::nullopt);
+                             std::optional<std::size_t> limit = std::nullopt,
+                             std::shared_ptr<const LabelSet> labels = nullptr);
+
+// A label set file (`dataset.labels`, docs/formats.md "Label sets"): YAML with `labels` (each a
+// name, or a map {name, synonyms}), optional `synonyms` (a map synonym → label) and `ordered`.
+// Errors name the file and the entry.
+Result<std::shared_ptr<const LabelSet>> load_label_set(const std::filesystem::path& path);
 
 std::optional<DatasetFormat> parse_dataset_format(std::string_view name);  // auto|jsonl|gsm8k|mmlu_csv
 

@@ -2,6 +2,7 @@
 // Task: one benchmark item (question, optional options, gold answer). Loaded by the dataset
 // readers (dataset.h), shared read-only by every debate on it. Immutable after loading.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,10 +11,13 @@
 namespace parley {
 
 // kForecast: a numeric forecast stated as "Impact: <value>" or a signed percentage (protocols
-// paper §2.3); gold is the realised value.
-enum class AnswerType { kChoice, kNumber, kText, kForecast };
+// paper §2.3); gold is the realised value. kLabel: one label of the task's LabelSet (parley/labels.h),
+// written freely and read through its synonyms; gold is the canonical label.
+enum class AnswerType { kChoice, kNumber, kText, kForecast, kLabel };
 
-const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text" | "forecast"
+const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text" | "forecast" | "label"
+
+class LabelSet;
 
 struct Task {
   std::string id;
@@ -28,6 +32,8 @@ struct Task {
   // Number and forecast tasks: an answer within this absolute distance of the gold is correct
   // (default: equal up to a relative 1e-6).
   std::optional<double> tolerance;
+  // Label tasks: the outcome space (shared by the dataset's tasks); null for the other types.
+  std::shared_ptr<const LabelSet> labels;
 };
 
 // "A", "B", ... "Z", then "AA", "AB", ... for option index 0, 1, ... 25, 26, 27, ...

@@ -4,13 +4,14 @@
 #include <cmath>
 #include <string_view>
 
+#include "answer/label_answer.h"
 #include "answer/option_matcher.h"
 #include "answer/scan.h"
 #include "answer/text_answer.h"
 #include "parley/answer.h"
+#include "parley/labels.h"
 
 namespace parley {
-
 Answer parse_answer(std::string_view text, const Task& task) {
   Answer answer;
   switch (task.answer_type) {
@@ -26,6 +27,8 @@ Answer parse_answer(std::string_view text, const Task& task) {
     case AnswerType::kForecast:
       if (auto forecast = parse_forecast(text)) answer.value = canonical_number(*forecast);
       break;
+    case AnswerType::kLabel:
+      break;  // below, once the beliefs are read
   }
   answer.confidence = parse_confidence(text);
   answer.beliefs = parse_beliefs(text);
@@ -34,6 +37,14 @@ Answer parse_answer(std::string_view text, const Task& task) {
     for (auto& belief : answer.beliefs) {
       if (auto index = matcher.read_label(belief.label)) belief.label = option_letter(*index);
     }
+  }
+  if (task.answer_type == AnswerType::kLabel) {
+    if (task.labels) {
+      for (auto& belief : answer.beliefs) {
+        if (auto label = task.labels->canonical(belief.label)) belief.label = std::move(*label);
+      }
+    }
+    answer.value = answer_scan::parse_label_answer(text, task.labels.get(), answer.beliefs);
   }
   return answer;
 }
@@ -61,6 +72,14 @@ bool answers_match(const Task& task, std::string_view answer) {
     case AnswerType::kText: {
       const std::string normalized = normalize_text(answer);
       return !normalized.empty() && normalized == normalize_text(task.answer);
+    }
+    case AnswerType::kLabel: {
+      if (task.labels) {
+        const auto mine = task.labels->find(answer);
+        return mine && mine == task.labels->find(task.answer);
+      }
+      const std::string key = label_key(answer);
+      return !key.empty() && key == label_key(task.answer);
     }
   }
   return false;

@@ -117,19 +117,22 @@ bool intersects(const std::vector<Span>& spans, std::size_t begin, std::size_t e
 }  // namespace
 
 // The last answer statement decides; one that declines ("Answer: I'm not sure") leaves the reply
-// unparsed. Without one, the last line that is not a confidence, a question or someone else's
-// statement is the answer, and a line that declines or only takes a stance ("I disagree.") ends
-// the search unparsed.
-std::optional<std::string> parse_text_answer(std::string_view text) {
-  const OwnWords own = own_words(text);
-  const std::string_view s = own.text;
+// unparsed.
+TextReading read_stated_answer(const OwnWords& own) {
   const auto statements = own.statements();
   for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
     const std::string_view answer = clean_text_answer(it->payload);
     if (answer.empty()) continue;
-    if (names_no_answer(answer)) return std::nullopt;
-    return std::string(answer);
+    if (names_no_answer(answer)) return {TextReading::kDeclined, {}};
+    return {TextReading::kFound, std::string(answer)};
   }
+  return {TextReading::kNone, {}};
+}
+
+// The last line that is not a confidence, a question or someone else's statement; a line that
+// declines or only takes a stance ("I disagree.") ends the search unparsed.
+TextReading read_last_line_answer(const OwnWords& own) {
+  const std::string_view s = own.text;
   std::vector<Span> lines;
   for (std::size_t start = 0; start <= s.size();) {
     std::size_t end = s.find('\n', start);
@@ -141,11 +144,19 @@ std::optional<std::string> parse_text_answer(std::string_view text) {
     const std::string_view line = s.substr(it->begin, it->end - it->begin);
     const std::string_view answer = clean_text_answer(line);
     if (answer.empty() || is_confidence_line(line) || intersects(own.blanked, it->begin, it->end)) continue;
-    if (names_no_answer(answer)) return std::nullopt;
+    if (names_no_answer(answer)) return {TextReading::kDeclined, {}};
     if (trim_markup(line).ends_with('?')) continue;
-    return std::string(answer);
+    return {TextReading::kFound, std::string(answer)};
   }
-  return std::nullopt;
+  return {TextReading::kNone, {}};
+}
+
+std::optional<std::string> parse_text_answer(std::string_view text) {
+  const OwnWords own = own_words(text);
+  TextReading reading = read_stated_answer(own);
+  if (reading.kind == TextReading::kNone) reading = read_last_line_answer(own);
+  if (reading.kind != TextReading::kFound) return std::nullopt;
+  return std::move(reading.answer);
 }
 
 }  // namespace answer_scan

@@ -269,6 +269,23 @@ TEST_F(ConfigTest, InputFilesAreEveryFileTheExperimentReads) {
                        {"the trigger_model file of protocol 'imad'", (dir_ / "trigger.json").string()}}));
 }
 
+TEST_F(ConfigTest, ALabelSetIsAnInputFileAndEntersTheFingerprintOnlyWhenGiven) {
+  std::ofstream(dir_ / "labels.yaml") << "labels: [Flu, Cold]\n";
+  const std::string head =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n";
+  auto c = load_experiment(write(head + "dataset: {path: tasks.jsonl, labels: labels.yaml}\nprotocols:\n  - {name: single}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->dataset.labels, dir_ / "labels.yaml");
+  ASSERT_EQ(c->input_files().size(), 2u);
+  EXPECT_EQ(c->input_files()[1].what, "the label set (dataset.labels)");
+  auto plain = load_experiment(write(head + "dataset: {path: tasks.jsonl}\nprotocols:\n  - {name: single}\n"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->input_files().size(), 1u);
+  EXPECT_NE(plain->fingerprint(), c->fingerprint());
+  const auto missing = error_of(head + "dataset: {path: tasks.jsonl, labels: nope.yaml}\nprotocols:\n  - {name: single}\n");
+  EXPECT_NE(missing.find("dataset.labels: file not found: nope.yaml"), std::string::npos) << missing;
+}
+
 TEST_F(ConfigTest, MetricsLambdaIsReadCheckedAndFingerprinted) {
   auto c = load_experiment(write(valid("  - {name: debate}\n", "metrics: {u_intra_lambda: 0.25}\n")));
   ASSERT_TRUE(c.ok()) << c.error().message;

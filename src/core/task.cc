@@ -8,6 +8,7 @@ const char* answer_type_name(AnswerType type) {
     case AnswerType::kNumber: return "number";
     case AnswerType::kText: return "text";
     case AnswerType::kForecast: return "forecast";
+    case AnswerType::kLabel: return "label";
   }
   return "text";
 }

@@ -51,7 +51,7 @@ std::string no_task_error(const std::filesystem::path& path, const Dataset& data
 }  // namespace
 
 Result<Dataset> load_dataset(const std::filesystem::path& path, DatasetFormat format,
-                             std::optional<std::size_t> limit) {
+                             std::optional<std::size_t> limit, std::shared_ptr<const LabelSet> labels) {
   auto text = read_file(path);
   if (!text) return text.error();
   if (format == DatasetFormat::kAuto) format = detect_format(path, *text);
@@ -61,7 +61,7 @@ Result<Dataset> load_dataset(const std::filesystem::path& path, DatasetFormat fo
     case DatasetFormat::kMmluCsv: data::read_mmlu_csv(*text, path.stem().string(), builder); break;
     case DatasetFormat::kGsm8k: data::read_gsm8k(*text, builder); break;
     case DatasetFormat::kJsonl:
-    case DatasetFormat::kAuto: data::read_parley_jsonl(*text, builder); break;
+    case DatasetFormat::kAuto: data::read_parley_jsonl(*text, labels, builder); break;
   }
   Dataset dataset = builder.take();
   if (dataset.tasks.empty()) return Error{no_task_error(path, dataset)};

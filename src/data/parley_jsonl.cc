@@ -9,6 +9,7 @@
 
 #include "data/readers.h"
 #include "parley/answer.h"
+#include "parley/labels.h"
 #include "parley/result.h"
 
 namespace parley::data {
@@ -65,7 +66,8 @@ Result<AnswerType> read_answer_type(const json& row, const json& answer, bool ha
     if (name == "number") return AnswerType::kNumber;
     if (name == "text") return AnswerType::kText;
     if (name == "forecast") return AnswerType::kForecast;
-    return Error{"unknown answer_type " + in_quotes(name) + " (choice|number|text|forecast)"};
+    if (name == "label") return AnswerType::kLabel;
+    return Error{"unknown answer_type " + in_quotes(name) + " (choice|number|text|forecast|label)"};
   }
   if (has_options) return AnswerType::kChoice;
   if (answer.is_number()) return AnswerType::kNumber;
@@ -116,7 +118,17 @@ Result<std::string> text_answer(const json& answer) {
   return text;
 }
 
-Result<Task> task_from_row(const json& row, int line) {
+// A label of the dataset's set, named by itself or a synonym, stored canonically; without a set,
+// the label as written (compared by label_key).
+Result<std::string> label_answer(const json& answer, const LabelSet* labels) {
+  auto text = text_answer(answer);
+  if (!text || labels == nullptr) return text;
+  if (auto label = labels->canonical(*text)) return *label;
+  return Error{"answer " + in_quotes(*text) + " is not one of the " + std::to_string(labels->size()) +
+               " labels of dataset.labels (nor a synonym of one)"};
+}
+
+Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<const LabelSet>& labels) {
   if (!row.is_object()) return Error{"row is not a JSON object"};
   Task task;
 
@@ -149,6 +161,10 @@ Result<Task> task_from_row(const json& row, int line) {
     case AnswerType::kNumber:
     case AnswerType::kForecast: gold = number_answer(*answer); break;
     case AnswerType::kText: gold = text_answer(*answer); break;
+    case AnswerType::kLabel:
+      gold = label_answer(*answer, labels.get());
+      task.labels = labels;
+      break;
   }
   if (!gold) return gold.error();
   task.answer = std::move(*gold);
@@ -238,6 +254,8 @@ void read_json_rows(std::string_view text, DatasetBuilder& out,
   }
 }
 
-void read_parley_jsonl(std::string_view text, DatasetBuilder& out) { read_json_rows(text, out, task_from_row); }
+void read_parley_jsonl(std::string_view text, const std::shared_ptr<const LabelSet>& labels, DatasetBuilder& out) {
+  read_json_rows(text, out, [&labels](const json& row, int line) { return task_from_row(row, line, labels); });
+}
 
 }  // namespace parley::data

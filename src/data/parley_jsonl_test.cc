@@ -8,7 +8,7 @@ namespace parley::data {
 namespace {
 
 Dataset read(std::string_view text, std::optional<std::size_t> limit = std::nullopt) {
-  return read_with(read_parley_jsonl, text, limit);
+  return read_with([](std::string_view t, DatasetBuilder& out) { read_parley_jsonl(t, nullptr, out); }, text, limit);
 }
 
 // The single issue of a one-row file, or "" if the row was accepted.
@@ -148,7 +148,7 @@ TEST(ParleyJsonl, MalformedRowsAreIssuesWithTheirLine) {
       {3, "missing question"},
       {4, "not valid JSON"},
       {5, "row is not a JSON object"},
-      {6, "unknown answer_type 'date' (choice|number|text|forecast)"},
+      {6, "unknown answer_type 'date' (choice|number|text|forecast|label)"},
       {7, "duplicate id 'a' (first used on line 1)"},
       {8, "difficulty must be a number in [0, 1]"},
       {9, "question is empty"},
@@ -174,6 +174,49 @@ TEST(ParleyJsonl, LimitKeepsTheFirstValidTasks) {
   ASSERT_EQ(dataset.tasks.size(), 2u);
   EXPECT_EQ(dataset.tasks[1].question, "q3");
   EXPECT_EQ(dataset.issues.size(), 1u);
+}
+
+}  // namespace
+}  // namespace parley::data
+
+namespace parley::data {
+namespace {
+
+std::shared_ptr<const LabelSet> diagnoses() {
+  auto set = LabelSet::make({"Dengue fever", "Hepatitis C", "Malaria"}, {{"HCV", "Hepatitis C"}}, false);
+  return std::make_shared<const LabelSet>(std::move(*set));
+}
+
+Dataset read_labelled(std::string_view text, std::shared_ptr<const LabelSet> labels) {
+  return read_with([&](std::string_view t, DatasetBuilder& out) { read_parley_jsonl(t, labels, out); }, text);
+}
+
+TEST(ParleyJsonlLabels, GoldIsStoredAsTheCanonicalLabelItsSynonymNames) {
+  const auto labels = diagnoses();
+  const Dataset dataset = read_labelled(
+      "{\"id\": 1, \"question\": \"Jaundice, fatigue, IV drug use.\", \"answer\": \"hcv\", \"answer_type\": \"label\"}\n"
+      "{\"id\": 2, \"question\": \"Fever after travel.\", \"answer\": \" malaria \", \"answer_type\": \"label\"}\n"
+      "{\"id\": 3, \"question\": \"Rash.\", \"answer\": \"Measles\", \"answer_type\": \"label\"}\n"
+      "{\"id\": 4, \"question\": \"2+2?\", \"answer\": 4}\n",
+      labels);
+  ASSERT_EQ(dataset.tasks.size(), 3u);
+  EXPECT_EQ(dataset.tasks[0].answer, "Hepatitis C");
+  EXPECT_EQ(dataset.tasks[0].answer_type, AnswerType::kLabel);
+  EXPECT_EQ(dataset.tasks[0].labels, labels);
+  EXPECT_EQ(dataset.tasks[1].answer, "Malaria");
+  EXPECT_EQ(dataset.tasks[2].labels, nullptr);  // a number task takes no label set
+  ASSERT_EQ(dataset.issues.size(), 1u);
+  EXPECT_EQ(dataset.issues[0].line, 3);
+  EXPECT_EQ(dataset.issues[0].message,
+            "answer 'Measles' is not one of the 3 labels of dataset.labels (nor a synonym of one)");
+}
+
+TEST(ParleyJsonlLabels, WithoutALabelSetTheGoldIsKeptAsWritten) {
+  const Dataset dataset =
+      read_labelled("{\"question\": \"q\", \"answer\": \" Lyme disease \", \"answer_type\": \"label\"}\n", nullptr);
+  ASSERT_EQ(dataset.tasks.size(), 1u);
+  EXPECT_EQ(dataset.tasks[0].answer, "Lyme disease");
+  EXPECT_EQ(dataset.tasks[0].labels, nullptr);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,7 +37,8 @@ class DatasetBuilder {
   std::unordered_map<std::string, int> line_of_id_;
 };
 
-void read_parley_jsonl(std::string_view text, DatasetBuilder& out);
+// Label tasks (answer_type "label") take `labels` (may be null: labels compared as written).
+void read_parley_jsonl(std::string_view text, const std::shared_ptr<const LabelSet>& labels, DatasetBuilder& out);
 // The loop shared by the JSONL formats: each non-blank line is parsed as JSON and handed to
 // `to_task` with its line number; invalid JSON and rejected rows become issues.
 void read_json_rows(std::string_view text, DatasetBuilder& out,

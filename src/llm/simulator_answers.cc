@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "parley/labels.h"
+
 namespace parley::sim {
 namespace {
 
@@ -134,6 +136,26 @@ std::vector<std::string> text_distractors(const Task& task) {
   return out;
 }
 
+// The other labels of the set; on an ordered scale nearest the gold first (the lower first of
+// two at the same distance).
+std::vector<std::string> label_distractors(const Task& task) {
+  const LabelSet& labels = *task.labels;
+  const auto gold = labels.find(task.answer);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (!gold || i != *gold) order.push_back(i);
+  }
+  if (labels.ordered() && gold) {
+    const auto distance = [g = *gold](std::size_t i) { return i > g ? i - g : g - i; };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return distance(a) < distance(b); });
+  }
+  std::vector<std::string> out;
+  out.reserve(order.size());
+  for (std::size_t i : order) out.push_back(labels.labels()[i]);
+  return out;
+}
+
 }  // namespace
 
 std::string canonical_number_text(double value) {
@@ -166,6 +188,12 @@ bool matches_gold(const Task& task, std::string_view answer) {
       if (a && g) return numbers_equal(*a, *g);
       break;  // a non-numeric gold is compared as text
     }
+    case AnswerType::kLabel:
+      if (task.labels) {
+        const auto named = task.labels->find(answer);
+        return named && named == task.labels->find(task.answer);
+      }
+      return !label_key(answer).empty() && label_key(answer) == label_key(task.answer);
     case AnswerType::kText:
       break;
   }
@@ -184,6 +212,13 @@ AnswerSpace answer_space(const Task& task, std::uint64_t task_hash) {
                                    : std::nullopt) {
     space.gold = canonical_number_text(*gold);
     space.wrong = number_distractors(task, *gold);
+  } else if (task.answer_type == AnswerType::kLabel && task.labels) {
+    space.wrong = label_distractors(task);
+    if (task.labels->ordered() && space.wrong.size() > 1) {
+      // An ordered scale drifts to a neighbour of the gold: the attractor is one of the two nearest.
+      std::swap(space.wrong[0], space.wrong[task_hash % 2]);
+      return space;
+    }
   } else {
     space.wrong = text_distractors(task);
   }

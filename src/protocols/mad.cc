@@ -198,6 +198,8 @@ std::string options_text(const Task& task) {
       return "(no fixed options: the answer is a short text)";
     case AnswerType::kForecast:
       return "(no fixed options: the answer is a forecast, a signed percentage such as +0.3%)";
+    case AnswerType::kLabel:
+      return "(no fixed options: the answer is a label, named freely)";
   }
   return {};
 }

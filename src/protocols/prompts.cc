@@ -2,7 +2,26 @@
 
 #include <cmath>
 
+#include "parley/labels.h"
+
 namespace parley {
+namespace {
+
+// A label task names its answer freely (MACI §4.1: unconstrained, no candidate list); an ordered
+// scale is shown, lowest first, since its names mean nothing without their order.
+std::string label_instruction(const Task& task) {
+  std::string out;
+  if (task.labels && task.labels->ordered()) {
+    out = "Rate on this scale, from lowest to highest: ";
+    for (std::size_t i = 0; i < task.labels->size(); ++i) out += (i ? ", " : "") + task.labels->labels()[i];
+    out += ".\n";
+  }
+  return out +
+         "Think step by step. End your reply with three lines: \"Answer: <label>\", \"Distribution: <label> "
+         "<probability>%, ...\" over your top candidates, and \"Confidence: <0-100>%\".";
+}
+
+}  // namespace
 
 std::string format_instruction(const Task& task) {
   switch (task.answer_type) {
@@ -18,6 +37,8 @@ std::string format_instruction(const Task& task) {
     case AnswerType::kForecast:
       return "Think step by step. End your reply with two lines: \"Impact: <signed percentage, e.g. +0.3%>\" "
              "and \"Confidence: <0-100>%\".";
+    case AnswerType::kLabel:
+      return label_instruction(task);
   }
   return {};
 }

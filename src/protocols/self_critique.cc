@@ -26,6 +26,9 @@ std::string self_critique_prompt(const Task& task) {
     case AnswerType::kForecast:
       answer_form = "<a signed percentage, e.g. +0.3%>";
       break;
+    case AnswerType::kLabel:
+      answer_form = "<a label>";
+      break;
   }
   const std::string options = lettered_options(task);
   // App. A.1: "Answer the multiple-choice question. Use a step-by-step chain of thought to

@@ -141,7 +141,13 @@ void request_stop() { g_stop.store(true); }
 
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options) {
   RunOutcome outcome;
-  auto dataset = load_dataset(config.dataset.path, config.dataset.format, config.dataset.limit);
+  std::shared_ptr<const LabelSet> labels;
+  if (!config.dataset.labels.empty()) {
+    auto loaded = load_label_set(config.dataset.labels);
+    if (!loaded) return loaded.error();
+    labels = std::move(*loaded);
+  }
+  auto dataset = load_dataset(config.dataset.path, config.dataset.format, config.dataset.limit, std::move(labels));
   if (!dataset) return dataset.error();
   outcome.dataset_issues = dataset->issues;
 

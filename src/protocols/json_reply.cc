@@ -138,17 +138,17 @@ Result<Json> check_object(const Json& object, const ReplySchema& schema) {
 
 }  // namespace
 
-Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema) {
-  std::optional<Error> first_problem;
+std::vector<nlohmann::json> json_objects_in(std::string_view text) {
+  std::vector<Json> objects;
   for (std::string_view span : object_spans(text)) {
     Json object = Json::parse(span, nullptr, /*allow_exceptions=*/false);
-    if (object.is_discarded() || !object.is_object()) continue;
-    auto checked = check_object(object, schema);
-    if (checked) return checked;
-    if (!first_problem) first_problem = checked.error();
+    if (!object.is_discarded() && object.is_object()) objects.push_back(std::move(object));
   }
-  if (first_problem) return *first_problem;
-  return Error{"the reply contains no JSON object"};
+  return objects;
+}
+
+Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema) {
+  return read_json_object<Json>(text, [&schema](const Json& object) { return check_object(object, schema); });
 }
 
 bool is_bare_json_object(std::string_view text) {

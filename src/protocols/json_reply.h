@@ -45,6 +45,24 @@ using ReplySchema = std::vector<JsonField>;
 // first problem, in words that can be sent back to the model.
 Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema);
 
+// Every JSON object in `text` (bare, fenced or inside prose), in text order.
+std::vector<nlohmann::json> json_objects_in(std::string_view text);
+
+// The first JSON object in `text` that `check` accepts, as `check` returns it; else the first
+// object's problem, or that there is none. For replies whose structure a flat ReplySchema cannot
+// say (MACI's arguments and distributions).
+template <class T>
+Result<T> read_json_object(std::string_view text, const std::function<Result<T>(const nlohmann::json&)>& check) {
+  std::optional<Error> first_problem;
+  for (const nlohmann::json& object : json_objects_in(text)) {
+    auto checked = check(object);
+    if (checked) return checked;
+    if (!first_problem) first_problem = checked.error();
+  }
+  if (first_problem) return *first_problem;
+  return Error{"the reply contains no JSON object"};
+}
+
 // Whether `text` is one JSON object and nothing else, allowing surrounding white space and a
 // Markdown code fence around it. (iMAD App. A.1 rejects verdicts with text outside the object.)
 bool is_bare_json_object(std::string_view text);

@@ -16,6 +16,7 @@ packages=(
   libsqlite3-dev         # result store
   libfmt-dev             # formatting
   libeigen3-dev          # the iMAD trigger classifier (dense linear algebra)
+  libxapian-dev          # MACI evidence retrieval: BM25 over an in-memory index (src/evidence)
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
 )

@@ -41,7 +41,8 @@ struct DatasetConfig {
   std::filesystem::path path;  // resolved
   DatasetFormat format = DatasetFormat::kAuto;
   std::optional<std::size_t> limit;
-  std::filesystem::path labels;  // label set file for label tasks (resolved; "" = none)
+  std::filesystem::path labels;    // label set file for label tasks (resolved; "" = none)
+  std::filesystem::path evidence;  // evidence corpus, JSONL of {id, text} (resolved; "" = none)
 };
 
 struct ProtocolConfig {

@@ -18,13 +18,9 @@
 #include <vector>
 
 #include "parley/result.h"
+#include "parley/task.h"  // EvidenceDocument
 
 namespace parley {
-
-struct EvidenceDocument {
-  std::string id;    // unique within its corpus
-  std::string text;  // what is indexed, embedded and shown to the agents
-};
 
 // A JSONL corpus: one object per non-blank line with "id" (a string, or an integer written as
 // its decimal text) and "text" (a non-empty string); an optional "title" (a string) becomes

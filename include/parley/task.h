@@ -18,6 +18,13 @@ enum class AnswerType { kChoice, kNumber, kText, kForecast, kLabel };
 const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text" | "forecast" | "label"
 
 class LabelSet;
+class EvidenceIndex;
+
+// An evidence document (MACI §3.2): what agents cite by id, retrieval ranks and the encoder embeds.
+struct EvidenceDocument {
+  std::string id;    // unique within its corpus (or its task)
+  std::string text;  // what is indexed, embedded and shown to the agents
+};
 
 struct Task {
   std::string id;
@@ -34,6 +41,11 @@ struct Task {
   std::optional<double> tolerance;
   // Label tasks: the outcome space (shared by the dataset's tasks); null for the other types.
   std::shared_ptr<const LabelSet> labels;
+  // Evidence of this task alone (a JSONL row's `documents`, e.g. the article a news task rates).
+  std::vector<EvidenceDocument> documents;
+  // The dataset's evidence corpus (`dataset.evidence`), shared by its tasks; null when none. An
+  // index answers one thread at a time (parley/evidence.h): the debates' loop thread.
+  std::shared_ptr<const EvidenceIndex> evidence;
 };
 
 // "A", "B", ... "Z", then "AA", "AB", ... for option index 0, 1, ... 25, 26, 27, ...

@@ -269,19 +269,26 @@ TEST_F(ConfigTest, InputFilesAreEveryFileTheExperimentReads) {
                        {"the trigger_model file of protocol 'imad'", (dir_ / "trigger.json").string()}}));
 }
 
-TEST_F(ConfigTest, ALabelSetIsAnInputFileAndEntersTheFingerprintOnlyWhenGiven) {
+TEST_F(ConfigTest, LabelSetAndEvidenceAreInputFilesAndEnterTheFingerprintOnlyWhenGiven) {
   std::ofstream(dir_ / "labels.yaml") << "labels: [Flu, Cold]\n";
+  std::ofstream(dir_ / "corpus.jsonl") << "{\"id\": 1, \"text\": \"Flu: fever.\"}\n";
   const std::string head =
       "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n";
-  auto c = load_experiment(write(head + "dataset: {path: tasks.jsonl, labels: labels.yaml}\nprotocols:\n  - {name: single}\n"));
+  auto c = load_experiment(
+      write(head + "dataset: {path: tasks.jsonl, labels: labels.yaml, evidence: corpus.jsonl}\nprotocols:\n  - {name: single}\n"));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->dataset.labels, dir_ / "labels.yaml");
-  ASSERT_EQ(c->input_files().size(), 2u);
+  EXPECT_EQ(c->dataset.evidence, dir_ / "corpus.jsonl");
+  ASSERT_EQ(c->input_files().size(), 3u);
   EXPECT_EQ(c->input_files()[1].what, "the label set (dataset.labels)");
+  EXPECT_EQ(c->input_files()[2].what, "the evidence corpus (dataset.evidence)");
+  auto labels_only = load_experiment(write(head + "dataset: {path: tasks.jsonl, labels: labels.yaml}\nprotocols:\n  - {name: single}\n"));
+  ASSERT_TRUE(labels_only.ok());
+  EXPECT_NE(labels_only->fingerprint(), c->fingerprint());
   auto plain = load_experiment(write(head + "dataset: {path: tasks.jsonl}\nprotocols:\n  - {name: single}\n"));
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->input_files().size(), 1u);
-  EXPECT_NE(plain->fingerprint(), c->fingerprint());
+  EXPECT_NE(plain->fingerprint(), labels_only->fingerprint());
   const auto missing = error_of(head + "dataset: {path: tasks.jsonl, labels: nope.yaml}\nprotocols:\n  - {name: single}\n");
   EXPECT_NE(missing.find("dataset.labels: file not found: nope.yaml"), std::string::npos) << missing;
 }

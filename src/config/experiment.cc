@@ -245,7 +245,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   }
 
   const YamlReader data = top.map("dataset");
-  data.only_keys({"path", "format", "limit", "labels"});
+  data.only_keys({"path", "format", "limit", "labels", "evidence"});
   c.dataset.path = resolve_data_path(path, data.text("path"));
   if (!std::filesystem::exists(c.dataset.path)) {
     data.fail("path", fmt::format("file not found: {}", data.text("path")));
@@ -255,9 +255,11 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   if (!parsed_format) data.fail("format", fmt::format("unknown format '{}' (known: auto, jsonl, gsm8k, mmlu_csv)", format));
   c.dataset.format = *parsed_format;
   if (auto limit = data.optional_integer("limit", 1, 100000000)) c.dataset.limit = static_cast<std::size_t>(*limit);
-  if (auto labels = data.optional_text("labels")) {
-    c.dataset.labels = resolve_data_path(path, *labels);
-    if (!std::filesystem::exists(c.dataset.labels)) data.fail("labels", fmt::format("file not found: {}", *labels));
+  for (auto [key, target] : {std::pair{"labels", &c.dataset.labels}, {"evidence", &c.dataset.evidence}}) {
+    if (auto given = data.optional_text(key)) {
+      *target = resolve_data_path(path, *given);
+      if (!std::filesystem::exists(*target)) data.fail(key, fmt::format("file not found: {}", *given));
+    }
   }
 
   std::set<std::string> labels;
@@ -324,7 +326,9 @@ std::string ExperimentConfig::fingerprint() const {
                            a.sampling.logprobs, a.system_prompt});
   }
   j["dataset"] = {kFileByContent, static_cast<int>(dataset.format), dataset.limit ? *dataset.limit : 0};
-  if (!dataset.labels.empty()) j["dataset"].push_back({"labels", kFileByContent});  // only when set: older runs resume
+  // Only when set, so that older runs resume.
+  if (!dataset.labels.empty()) j["dataset"].push_back({"labels", kFileByContent});
+  if (!dataset.evidence.empty()) j["dataset"].push_back({"evidence", kFileByContent});
   for (const auto& p : protocols) {
     nlohmann::json params;
     for (const auto& [key, value] : p.params.values()) {
@@ -362,6 +366,7 @@ std::vector<InputFile> ExperimentConfig::input_files() const {
   }
   files.push_back({"the dataset", dataset.path});
   if (!dataset.labels.empty()) files.push_back({"the label set (dataset.labels)", dataset.labels});
+  if (!dataset.evidence.empty()) files.push_back({"the evidence corpus (dataset.evidence)", dataset.evidence});
   for (const auto& p : protocols) {
     for (const ParamSpec& spec : find_protocol(p.name)->params) {
       if (spec.kind != ParamKind::kPath || p.params.text(spec.name).empty()) continue;  // "": not given

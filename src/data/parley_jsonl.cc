@@ -118,6 +118,31 @@ Result<std::string> text_answer(const json& answer) {
   return text;
 }
 
+// A task's own evidence: [{"id": "s1", "text": "..."}, ...] with unique, non-empty ids (a
+// number is its text) and non-empty texts.
+Result<std::vector<EvidenceDocument>> read_documents(const json& list) {
+  if (!list.is_array()) return Error{"documents must be an array of {\"id\", \"text\"} objects"};
+  std::vector<EvidenceDocument> documents;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& entry = list[i];
+    const std::string where = "documents[" + std::to_string(i) + "]";
+    if (!entry.is_object()) return Error{where + " must be an object with id and text"};
+    const json* id = field(entry, "id");
+    std::string id_text;
+    if (id != nullptr && id->is_number_integer()) id_text = id->dump();
+    else if (id != nullptr && id->is_string()) id_text = std::string(trim(id->get_ref<const std::string&>()));
+    if (id_text.empty()) return Error{where + " needs an id (a non-empty string or an integer)"};
+    const json* text = field(entry, "text");
+    if (text == nullptr || !text->is_string() || trim(text->get_ref<const std::string&>()).empty())
+      return Error{where + " needs a non-empty text"};
+    for (const EvidenceDocument& earlier : documents) {
+      if (earlier.id == id_text) return Error{where + ": duplicate document id " + in_quotes(id_text)};
+    }
+    documents.push_back({std::move(id_text), std::string(trim(text->get_ref<const std::string&>()))});
+  }
+  return documents;
+}
+
 // A label of the dataset's set, named by itself or a synonym, stored canonically; without a set,
 // the label as written (compared by label_key).
 Result<std::string> label_answer(const json& answer, const LabelSet* labels) {
@@ -174,6 +199,11 @@ Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<cons
       return Error{"difficulty must be a number in [0, 1]"};
     }
     task.difficulty = difficulty->get<double>();
+  }
+  if (const json* documents = field(row, "documents")) {
+    auto read = read_documents(*documents);
+    if (!read) return read.error();
+    task.documents = std::move(*read);
   }
   if (const json* tolerance = field(row, "tolerance")) {
     if (task.answer_type != AnswerType::kNumber && task.answer_type != AnswerType::kForecast) {

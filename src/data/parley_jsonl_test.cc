@@ -221,3 +221,38 @@ TEST(ParleyJsonlLabels, WithoutALabelSetTheGoldIsKeptAsWritten) {
 
 }  // namespace
 }  // namespace parley::data
+
+namespace parley::data {
+namespace {
+
+TEST(ParleyJsonlDocuments, ATaskCarriesItsOwnEvidence) {
+  const Dataset dataset = read_with(
+      [](std::string_view t, DatasetBuilder& out) { read_parley_jsonl(t, nullptr, out); },
+      "{\"question\": \"Rate the bias.\", \"answer\": \"x\", \"documents\": [{\"id\": \"p1\", \"text\": \" Para one. \"}, "
+      "{\"id\": 2, \"text\": \"Para two.\"}]}\n"
+      "{\"question\": \"q\", \"answer\": \"x\", \"documents\": {\"id\": \"p1\"}}\n"
+      "{\"question\": \"q\", \"answer\": \"x\", \"documents\": [{\"text\": \"t\"}]}\n"
+      "{\"question\": \"q\", \"answer\": \"x\", \"documents\": [{\"id\": \"a\", \"text\": \" \"}]}\n"
+      "{\"question\": \"q\", \"answer\": \"x\", \"documents\": [{\"id\": \"a\", \"text\": \"t\"}, {\"id\": \"a\", \"text\": \"u\"}]}\n"
+      "{\"question\": \"q\", \"answer\": \"x\", \"documents\": [\"text\"]}\n");
+  ASSERT_EQ(dataset.tasks.size(), 1u);
+  ASSERT_EQ(dataset.tasks[0].documents.size(), 2u);
+  EXPECT_EQ(dataset.tasks[0].documents[0].id, "p1");
+  EXPECT_EQ(dataset.tasks[0].documents[0].text, "Para one.");
+  EXPECT_EQ(dataset.tasks[0].documents[1].id, "2");
+  const std::vector<std::string> expected = {
+      "documents must be an array of {\"id\", \"text\"} objects",
+      "documents[0] needs an id (a non-empty string or an integer)",
+      "documents[0] needs a non-empty text",
+      "documents[1]: duplicate document id 'a'",
+      "documents[0] must be an object with id and text",
+  };
+  ASSERT_EQ(dataset.issues.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(dataset.issues[i].line, static_cast<int>(i) + 2);
+    EXPECT_EQ(dataset.issues[i].message, expected[i]);
+  }
+}
+
+}  // namespace
+}  // namespace parley::data

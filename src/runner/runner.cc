@@ -11,6 +11,7 @@
 
 #include "core/files.h"
 #include "core/hash.h"
+#include "parley/evidence.h"
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
@@ -135,19 +136,32 @@ Result<Ok> check_store_matches(Store& store, const std::string& fingerprint, con
   return Ok{};
 }
 
+// The dataset with what its tasks share: the label set, and the evidence corpus indexed once.
+Result<Dataset> load_tasks(const DatasetConfig& config) {
+  std::shared_ptr<const LabelSet> labels;
+  if (!config.labels.empty()) {
+    auto loaded = load_label_set(config.labels);
+    if (!loaded) return loaded.error();
+    labels = std::move(*loaded);
+  }
+  auto dataset = load_dataset(config.path, config.format, config.limit, std::move(labels));
+  if (!dataset || config.evidence.empty()) return dataset;
+  auto corpus = load_evidence_corpus(config.evidence);
+  if (!corpus) return corpus.error();
+  auto index = EvidenceIndex::build(std::move(*corpus));
+  if (!index) return Error{fmt::format("{}: {}", config.evidence.string(), index.error().message)};
+  const auto shared = std::make_shared<const EvidenceIndex>(std::move(*index));
+  for (Task& task : dataset->tasks) task.evidence = shared;
+  return dataset;
+}
+
 }  // namespace
 
 void request_stop() { g_stop.store(true); }
 
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options) {
   RunOutcome outcome;
-  std::shared_ptr<const LabelSet> labels;
-  if (!config.dataset.labels.empty()) {
-    auto loaded = load_label_set(config.dataset.labels);
-    if (!loaded) return loaded.error();
-    labels = std::move(*loaded);
-  }
-  auto dataset = load_dataset(config.dataset.path, config.dataset.format, config.dataset.limit, std::move(labels));
+  auto dataset = load_tasks(config.dataset);
   if (!dataset) return dataset.error();
   outcome.dataset_issues = dataset->issues;
 

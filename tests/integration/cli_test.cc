@@ -322,5 +322,48 @@ TEST(Cli, ReportOfMissingRunIsAnError) {
   EXPECT_NE(r.err.find("no results.sqlite"), std::string::npos);
 }
 
+// Label tasks end to end: the label set and the evidence corpus are read, every reply is read as
+// a label of the set, and both files are inputs a resume checks.
+TEST(Cli, LabelTasksRunWithTheirLabelSetAndEvidence) {
+  const auto dir = scratch_dir("label-tasks");
+  write_file(dir / "labels.yaml",
+             "labels:\n  - Dengue fever\n  - {name: Hepatitis C, synonyms: [HCV]}\n  - Malaria\n  - Influenza\n");
+  write_file(dir / "corpus.jsonl", "{\"id\": \"d1\", \"text\": \"Dengue: fever, rash, retro-orbital pain.\"}\n");
+  write_file(dir / "tasks.jsonl",
+             "{\"id\": \"c1\", \"question\": \"Fever and rash after travel.\", \"answer\": \"Dengue fever\", \"answer_type\": \"label\"}\n"
+             "{\"id\": \"c2\", \"question\": \"Jaundice, IV drug use.\", \"answer\": \"hcv\", \"answer_type\": \"label\"}\n"
+             "{\"id\": \"c3\", \"question\": \"Cyclic fevers.\", \"answer\": \"Typhoid\", \"answer_type\": \"label\"}\n");
+  const std::string experiment =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+      "dataset: {path: tasks.jsonl, labels: labels.yaml, evidence: corpus.jsonl}\n"
+      "protocols:\n  - {name: single}\n  - {name: debate, agents: 3, rounds: 1}\n";
+  write_file(dir / "exp.yaml", experiment);
+  const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("tasks.jsonl:3: skipped row: answer 'Typhoid' is not one of the 4 labels"), std::string::npos) << r.err;
+  const std::set<std::string> labels = {"Dengue fever", "Hepatitis C", "Malaria", "Influenza"};
+  int answers = 0;
+  std::istringstream lines(read_file(dir / "out/transcripts.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto transcript = nlohmann::json::parse(line);
+    for (const auto& m : transcript["messages"]) {
+      ASSERT_FALSE(m["answer"].is_null()) << m["text"];
+      EXPECT_TRUE(labels.count(m["answer"].get<std::string>())) << m["answer"];
+      ++answers;
+    }
+  }
+  EXPECT_GE(answers, 2 * (1 + 3 * 2));
+
+  write_file(dir / "labels.yaml", "labels: [Dengue fever, Hepatitis C, Malaria, Influenza, Measles]\n");
+  const auto changed = run_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir);
+  EXPECT_EQ(changed.exit_code, 2);
+  EXPECT_NE(changed.err.find("the label set (dataset.labels)"), std::string::npos) << changed.err;
+
+  write_file(dir / "corpus.jsonl", "{\"id\": \"d1\"}\n");
+  const auto broken = run_parley({"run", "exp.yaml", "--out", "out2"}, dir);
+  EXPECT_NE(broken.exit_code, 0);
+  EXPECT_NE(broken.err.find("corpus.jsonl: line 1: missing text"), std::string::npos) << broken.err;
+}
+
 }  // namespace
 }  // namespace parley::testing

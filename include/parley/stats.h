@@ -1,7 +1,10 @@
 #pragma once
 // Statistics used by reports: seeded bootstrap percentile intervals and Wilson score
-// intervals. Pure functions; deterministic for a given seed; safe from any thread.
+// intervals; paired tests; scores of belief distributions (Acc@k, MRR, Brier) and the binned
+// calibration error. Pure functions; deterministic for a given seed; safe from any thread.
+// Agreement between raters (Krippendorff's alpha, correlations) is in parley/agreement.h.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -102,5 +105,49 @@ SignedRankTest wilcoxon_signed_rank(std::span<const double> differences);
 // Family-wise adjustments of p-values, returned in the input order.
 std::vector<double> holm_adjust(std::span<const double> p_values);                // Holm 1979
 std::vector<double> benjamini_hochberg_adjust(std::span<const double> p_values);  // BH 1995 (FDR)
+
+// ---- Scoring belief distributions over a finite label set ----------------------------------
+// MACI Tables 2-4 (Acc@1, Acc@3, MRR, Brier, ECE; reading guide A.5 gives the definitions).
+// `belief[y]` is the probability of label y: finite and >= 0, not necessarily summing to 1
+// (MACI M-36: the caller renormalises or keeps an "other" label); `gold` indexes it. A label
+// with probability 0 is not listed: it is never a hit and its reciprocal rank is 0, so an empty
+// (all-zero) answer scores nothing. Invalid input (empty belief, gold out of range, a negative
+// or non-finite probability) throws std::invalid_argument.
+
+// 1 + the labels with a strictly higher probability + the tied labels with a lower index: ties
+// are broken by label order, as an argmax that takes the first maximum.
+std::int64_t gold_rank(std::span<const double> belief, std::size_t gold);
+
+// Acc@k of one answer: p(gold) > 0 and gold_rank <= k.
+bool gold_in_top_k(std::span<const double> belief, std::size_t gold, std::int64_t k);
+
+// 1 / gold_rank, or 0 when p(gold) = 0 (MRR is its mean).
+double reciprocal_rank(std::span<const double> belief, std::size_t gold);
+
+// Multi-class Brier score sum_y (p(y) - 1[y = gold])^2, without a 1/|Y| factor: in [0, 2] for a
+// distribution (the population score is its mean).
+double brier_score(std::span<const double> belief, std::size_t gold);
+
+// The first label of highest probability, and that probability (the top-1 confidence).
+struct TopChoice {
+  std::size_t label = 0;
+  double confidence = 0.0;
+};
+TopChoice top_choice(std::span<const double> belief);
+
+// Top-1 binary Brier score (confidence - correct)^2, correct = gold_in_top_k(belief, gold, 1).
+double top1_brier_score(std::span<const double> belief, std::size_t gold);
+
+// Bin of a confidence among `bins` (>= 1) equal-width bins of [0, 1]: bin b holds
+// [b/bins, (b+1)/bins), and 1.0 the last bin. floor(confidence * bins) in double (decimal edges
+// k/10 multiply exactly, so 0.3 is in [0.3, 0.4)); below 0 or NaN gives bin 0, above 1 the last.
+int calibration_bin(double confidence, int bins);
+
+// Expected calibration error sum_b (n_b / n) |acc_b - conf_b| = sum_b |sum_{i in b} (confidence_i
+// - correct_i)| / n, bins by calibration_bin (10 for MACI; iMAD eq. 8 uses 15). `correct` holds
+// 0 or 1 per item, confidences lie in [0, 1]; otherwise, or when lengths differ or bins < 1,
+// throws std::invalid_argument. No items give 0.
+double binned_calibration_error(std::span<const double> confidences, std::span<const int> correct,
+                                int bins = 10);
 
 }  // namespace parley

@@ -133,7 +133,8 @@ class TriggerModel {
 // Evaluation helpers (pure).
 // Area under the ROC curve of `scores` for labels 1 (ties counted 1/2); NaN if one class is missing.
 double roc_auc(const std::vector<double>& scores, const std::vector<int>& labels);
-// eq. (8), bins equal-width, bin of p = floor(p·bins) (p = 1 goes to the last bin); 0 when empty.
+// eq. (8), bins equal-width, bin of p = floor(p·bins) (p = 1 goes to the last bin); 0 when empty;
+// throws std::invalid_argument for a score outside [0, 1] (binned_calibration_error, parley/stats.h).
 double expected_calibration_error(const std::vector<double>& scores, const std::vector<int>& labels,
                                   int bins = 15);
 // Loss values (the training objective) for tests and reporting: mean over the batch as in training.

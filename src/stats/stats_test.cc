@@ -100,6 +100,21 @@ TEST(Wilson, OtherLevelsAndMirrorSymmetry) {
   }
 }
 
+TEST(Wilson, MaciTable10Values) {
+  // MACI App. E.7 / Table 10 winner-flip rates, as recomputed in the reading guide (A.8
+  // P-stats, z = 1.959964): 2/100 and 3/100 match the paper; 47/50 is the paper's "94%" row,
+  // whose printed [88%, 98%] does not follow from Wilson (M-33).
+  const Interval two = wilson_interval(2, 100);
+  EXPECT_NEAR(two.lo, 0.005502, 5e-7);
+  EXPECT_NEAR(two.hi, 0.070012, 5e-7);
+  const Interval three = wilson_interval(3, 100);
+  EXPECT_NEAR(three.lo, 0.010255, 5e-7);
+  EXPECT_NEAR(three.hi, 0.084519, 5e-7);
+  const Interval most = wilson_interval(47, 50);
+  EXPECT_NEAR(most.lo, 0.837829, 5e-7);
+  EXPECT_NEAR(most.hi, 0.979385, 5e-7);
+}
+
 TEST(Wilson, ExactCoverageIsNearNominal) {
   // Exact coverage: sum of Binomial(n, p) probabilities of the k whose interval holds p.
   // Wilson's coverage oscillates around 95% and stays within a few points of it here.

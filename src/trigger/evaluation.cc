@@ -1,4 +1,5 @@
-// Evaluation helpers: ROC AUC (Mann–Whitney form) and expected calibration error (iMAD eq. 8).
+// Evaluation helpers: ROC AUC (Mann–Whitney form) and expected calibration error (iMAD eq. 8,
+// computed by parley/stats.h's binned_calibration_error).
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "parley/stats.h"
 #include "parley/trigger_model.h"
-#include "trigger/loss.h"
 
 namespace parley {
 namespace {
@@ -56,15 +57,8 @@ double expected_calibration_error(const std::vector<double>& scores, const std::
                                   int bins) {
   check_inputs(scores, labels, "expected_calibration_error");
   if (bins < 1) throw std::invalid_argument("expected_calibration_error: bins must be positive");
-  if (scores.empty()) return 0.0;
-  // iMAD eq. (8): Σ_b |Σ_{i∈b} p⁽ⁱ⁾ − Σ_{i∈b} y⁽ⁱ⁾| / N.
-  std::vector<double> gap(static_cast<std::size_t>(bins), 0.0);
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    gap[static_cast<std::size_t>(trigger::calibration_bin(scores[i], bins))] += scores[i] - labels[i];
-  }
-  double sum = 0.0;
-  for (double g : gap) sum += std::abs(g);
-  return sum / static_cast<double>(scores.size());
+  // iMAD eq. (8), Σ_b |Σ_{i∈b} p⁽ⁱ⁾ − Σ_{i∈b} y⁽ⁱ⁾| / N, is the binned ECE of parley/stats.h.
+  return binned_calibration_error(scores, labels, bins);
 }
 
 }  // namespace parley

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/text.h"
+#include "parley/stats.h"
 #include "trigger/mlp.h"
 
 namespace parley {
@@ -137,10 +138,7 @@ double confidence_penalty(const std::vector<double>& p, const std::vector<double
 
 namespace trigger {
 
-int calibration_bin(double p, int bins) {
-  const int b = static_cast<int>(std::floor(p * bins));
-  return b < 0 ? 0 : (b >= bins ? bins - 1 : b);
-}
+int calibration_bin(double p, int bins) { return parley::calibration_bin(p, bins); }
 
 BatchLoss batch_loss(const LossSpec& spec, const FocusCalParams& params, const Eigen::RowVectorXd& z,
                      const Eigen::RowVectorXd& l_u, const std::vector<int>& y) {

@@ -4,14 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "answer/scan.h"
+
 namespace parley {
 namespace {
 
-bool is_letter_or_digit(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         static_cast<unsigned char>(c) >= 0x80;
-}
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using answer_scan::at;
+
+// Non-ASCII bytes are parts of words ("Ménière").
+bool is_word_byte(char c) { return answer_scan::is_alnum(c) || static_cast<unsigned char>(c) >= 0x80; }
 
 }  // namespace
 
@@ -25,10 +26,10 @@ std::string label_key(std::string_view name) {
       i += 2;
     }
     const bool at_word_start = spaced.empty() || spaced.back() == ' ';
-    const bool sign = (c == '+' || c == '-') && at_word_start && i + 1 < name.size() && is_digit(name[i + 1]);
+    const bool sign = (c == '+' || c == '-') && at_word_start && answer_scan::is_digit(at(name, i + 1));
     if (sign && c == '+') continue;  // "+1" = "1"
-    if (sign || is_letter_or_digit(c)) {
-      spaced += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (sign || is_word_byte(c)) {
+      spaced += answer_scan::to_lower(c);
     } else if (c == '\'' || c == '"' || c == '`') {
       continue;  // "Crohn's" = "Crohns"
     } else if (!spaced.empty() && spaced.back() != ' ') {

@@ -22,6 +22,9 @@ TEST(LabelKey, FoldsCaseSeparatorsQuotesArticlesAndAPlusSign) {
   EXPECT_EQ(label_key("W. Neg."), "w neg");
   EXPECT_EQ(label_key("Ménière's"), "ménières");      // non-ASCII letters kept
   EXPECT_EQ(label_key("?!"), "");
+  EXPECT_EQ(label_key("ZIKA A9 z0"), "zika a9 z0");  // the ends of the letter and digit ranges
+  EXPECT_EQ(label_key("Stage -"), "stage");          // a sign before no digit is a separator
+  EXPECT_EQ(label_key("-"), "");
 }
 
 TEST(LabelSetMake, RefusesWhatWouldMakeTwoLabelsOne) {
@@ -67,6 +70,7 @@ TEST(LabelAnswer, ReadsTheStatedAnswerThroughTheSynonyms) {
   EXPECT_EQ(label_of("Answer: Dengue fever, though chikungunya remains possible", labels), "Dengue fever");
   // A label outside the set is an answer (a wrong one), kept by its key.
   EXPECT_EQ(label_of("Answer: Measles (rubeola)", labels), "measles");
+  EXPECT_EQ(label_of("Answer: Measles, most likely", labels), "measles");
   // A stated answer wins over the distribution, and a declining one leaves the reply unparsed.
   EXPECT_EQ(label_of("Malaria 50%, Dengue 30%, Zika 20%\nAnswer: Dengue", labels), "Dengue fever");
   EXPECT_EQ(label_of("Dengue 60%, Zika 40%\nAnswer: I'm not sure", labels), std::nullopt);
@@ -94,6 +98,9 @@ TEST(LabelAnswer, ReadsALabelLineThenTheDistributionAsThePaperPrintsIt) {
             "Malaria");
   EXPECT_EQ(label_of("Dengue 70%, Zika 30%\nMy most likely final diagnosis: Zika virus", labels), "Zika virus");
   EXPECT_EQ(label_of("Most likely diagnosis: Measles\nDengue 70%, Zika 30%", labels), "measles");
+  EXPECT_EQ(label_of("Dengue 70%, Zika 30%\nDiagnosis: HCV", labels), "Hepatitis C");  // the marker alone
+  // A head that ends in no marker word is no label line.
+  EXPECT_EQ(label_of("Top candidates (ranked): Malaria\nDengue 70%, Zika 30%", labels), "Dengue fever");
 }
 
 TEST(LabelAnswer, WithASetALastLineMustNameALabel) {
@@ -116,6 +123,8 @@ TEST(LabelAnswer, ReadsAnOrdinalScaleBySignedNumbersAndNames) {
   EXPECT_EQ(label_of("Answer: 1 (weakly positive)", scale), "Weakly positive");
   EXPECT_EQ(label_of("Answer: weakly negative", scale), "Weakly negative");
   EXPECT_EQ(label_of("Rating: \xE2\x88\x92" "2", scale), "Negative");
+  // A last line naming a label after its colon.
+  EXPECT_EQ(label_of("I weighed both framings.\nMy verdict on this article: -1", scale), "Weakly negative");
 }
 
 TEST(AnswersMatch, LabelsBySetOrByKey) {

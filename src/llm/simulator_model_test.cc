@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "llm/simulator_answers.h"
 #include "llm/simulator_model.h"
 #include "llm/simulator_reply.h"
+#include "parley/labels.h"
 #include "llm/simulator_test_support.h"
 
 namespace parley::sim {
@@ -280,6 +282,35 @@ TEST(SimulatorModelTest, DebateMajorityBeatsASingleAgentYetFlipsSomeCorrectAnswe
   EXPECT_GT(majority_accuracy, single_accuracy + 0.03);
   EXPECT_GT(right_to_wrong, 0);
   EXPECT_GT(wrong_to_right, right_to_wrong);
+}
+
+// Label tasks: the wrong answers are the set's other labels; on an ordered scale nearest the gold
+// first, and the attractor is one of the two nearest (docs/simulator.md, "Wrong answers").
+TEST(SimulatorAnswers, LabelTasksDrawWrongLabelsFromTheSetNearestFirstOnAScale) {
+  auto scale = LabelSet::make({"Negative", "Weakly negative", "Neutral", "Weakly positive", "Positive"},
+                              {{"+1", "Weakly positive"}}, true);
+  Task task;
+  task.answer_type = AnswerType::kLabel;
+  task.answer = "Weakly positive";
+  task.labels = std::make_shared<const LabelSet>(std::move(*scale));
+  const AnswerSpace even = answer_space(task, 4);
+  EXPECT_EQ(even.gold, "Weakly positive");
+  EXPECT_EQ(even.wrong, (std::vector<std::string>{"Neutral", "Positive", "Weakly negative", "Negative"}));
+  const AnswerSpace odd = answer_space(task, 7);
+  EXPECT_EQ(odd.wrong, (std::vector<std::string>{"Positive", "Neutral", "Weakly negative", "Negative"}));
+  EXPECT_TRUE(matches_gold(task, "+1"));
+  EXPECT_TRUE(matches_gold(task, "weakly-positive"));
+  EXPECT_FALSE(matches_gold(task, "Positive"));
+
+  auto unordered = LabelSet::make({"Flu", "Cold", "Measles"}, {}, false);
+  task.answer = "Cold";
+  task.labels = std::make_shared<const LabelSet>(std::move(*unordered));
+  const AnswerSpace space = answer_space(task, 1);
+  EXPECT_EQ(space.wrong, (std::vector<std::string>{"Measles", "Flu"}));  // rotated by the task's hash
+  task.labels = nullptr;  // no set: compared by label key
+  task.answer = "Lyme disease";
+  EXPECT_TRUE(matches_gold(task, "lyme-disease"));
+  EXPECT_FALSE(matches_gold(task, "lyme"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parley/labels.h"
 #include "parley/task.h"
 
 namespace parley {
@@ -54,6 +55,14 @@ std::optional<double> parse_confidence(std::string_view text);
 
 // "Dengue 60%, Chikungunya 25%" style distributions (percentages or probabilities).
 std::vector<Belief> parse_beliefs(std::string_view text);
+
+// The option a written label names, as belief labels are read: "B", "(B) Jupiter", "Option B",
+// "**B**" or an option's text; nullopt for none or a letter beyond the options.
+std::optional<std::size_t> read_option_label(std::string_view label, const std::vector<std::string>& options);
+
+// The label of `labels` a written name stands for, read as a label task's stated answer is
+// (docs/formats.md, "How replies are read"): "HCV", "Hepatitis C (HCV)", "Likely dengue fever".
+std::optional<std::size_t> read_label_name(std::string_view written, const LabelSet& labels);
 
 // Lower-case, strip punctuation and articles, collapse whitespace.
 std::string normalize_text(std::string_view text);

@@ -33,6 +33,9 @@ class LabelSet {
   std::optional<std::size_t> find(std::string_view name) const;
   // The canonical label `name` names, else nullopt.
   std::optional<std::string> canonical(std::string_view name) const;
+  // The labels `text` names anywhere, by a label or synonym key standing as whole words in its
+  // key ("likely dengue fever" names Dengue fever), distinct, in label order.
+  std::vector<std::size_t> named_in(std::string_view text) const;
 
  private:
   std::vector<std::string> labels_;
@@ -42,8 +45,10 @@ class LabelSet {
 
 // What names are compared by: ASCII lower case; hyphens, underscores, slashes, brackets,
 // commas, colons and full stops as spaces ("Hepatitis-C" = "hepatitis c"); apostrophes and
-// quotes dropped ("Crohn's" = "crohns"); a leading "a", "an" or "the" dropped; a minus before a
-// digit kept ("-2"; U+2212 is read as "-"), a plus dropped ("+1" = "1"); spaces collapsed.
+// quotes dropped ("Crohn's" = "crohns", curly ones too); a leading "a", "an" or "the" dropped; a
+// minus before a digit kept ("-2"; U+2212 and U+2010–2015 dashes are read as "-"), a plus there
+// dropped ("+1" = "1"); a sign ending a word kept ("HIV+" ≠ "HIV-"); no-break spaces are spaces;
+// spaces collapsed.
 std::string label_key(std::string_view name);
 
 }  // namespace parley

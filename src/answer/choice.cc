@@ -66,3 +66,11 @@ std::optional<std::string> parse_choice(std::string_view reply, const std::vecto
 }
 
 }  // namespace parley
+
+namespace parley {
+
+std::optional<std::size_t> read_option_label(std::string_view label, const std::vector<std::string>& options) {
+  return answer_scan::OptionMatcher(options).read_label(label);
+}
+
+}  // namespace parley

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "answer/confidence_scan.h"
 #include "answer/scan.h"
 #include "answer/text_answer.h"
 #include "parley/labels.h"
@@ -20,7 +21,8 @@ constexpr std::array<std::string_view, 6> kLabelMarkers = {"diagnosis", "predict
 
 // "<words> <marker>: payload" → payload, with `words_before_colon` set to the head's word count;
 // "Differential diagnosis:" with nothing after it is no label line.
-std::optional<std::string_view> label_line_payload(std::string_view line, int& words_before_colon) {
+std::optional<std::string_view> label_line_payload(std::string_view line, int& words_before_colon,
+                                                   std::string_view& head_out) {
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   const std::string_view head = trim_markup(line.substr(0, colon));
@@ -29,34 +31,69 @@ std::optional<std::string_view> label_line_payload(std::string_view line, int& w
   });
   if (!marked) return std::nullopt;
   words_before_colon = 1 + static_cast<int>(std::count(head.begin(), head.end(), ' '));
+  head_out = head;
   const std::string_view payload = trim_markup(line.substr(colon + 1));
   if (payload.empty()) return std::nullopt;
   return payload;
 }
 
-// The canonical label `written` names: as a whole, else its part before a bracket, comma or
-// semicolon ("Dengue fever (most likely)"), else its part after the last colon ("rating: -1").
+// The clause a stated label stands in: `written` up to a bracket, comma, semicolon, sentence end
+// or dash ("Dengue fever (most likely)", "Dengue fever. Chikungunya is less likely").
+std::string_view label_clause(std::string_view written) {
+  std::size_t cut = written.find_first_of("(,;");
+  for (std::string_view end : {". ", " - ", "\xE2\x80\x93", "\xE2\x80\x94"}) {  // en and em dash
+    cut = std::min(cut, written.find(end));
+  }
+  return cut == 0 || cut == std::string_view::npos ? written : written.substr(0, cut);
+}
+
+// Words after which a named label is not the agent's pick ("not dengue", "dengue is unlikely").
+bool rejects_a_label(std::string_view written) {
+  const std::string key = " " + label_key(written) + " ";
+  for (std::string_view word : {" not ", " no ", " unlikely ", " ruled out ", " rule out ", " excluded "}) {
+    if (key.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The canonical label `written` names: as a whole, else its clause (label_clause), else its part
+// after the last colon ("rating: -1"), else the one label it names among other words ("Likely
+// dengue fever") unless it rejects one ("not dengue fever").
 std::optional<std::string> label_in_set(std::string_view written, const LabelSet& labels) {
   if (auto label = labels.canonical(written)) return label;
-  const std::size_t cut = written.find_first_of("(,;");
-  if (cut != std::string_view::npos && cut > 0) {
-    if (auto label = labels.canonical(written.substr(0, cut))) return label;
-  }
+  if (auto label = labels.canonical(label_clause(written))) return label;
   const std::size_t colon = written.rfind(':');
-  if (colon != std::string_view::npos) return labels.canonical(written.substr(colon + 1));
+  if (colon != std::string_view::npos) {
+    if (auto label = labels.canonical(written.substr(colon + 1))) return label;
+  }
+  const auto named = labels.named_in(written);
+  if (named.size() == 1 && !rejects_a_label(written)) return labels.labels()[named.front()];
   return std::nullopt;
+}
+
+// Heads of lines that name a label without picking it, or that rate something else.
+bool is_other_heading(std::string_view head) {
+  for (std::string_view word : {"differential", "alternative", "ruled", "excluded", "less likely", "other",
+                                "initial", "secondary", "rejected", "confidence", "certainty", "reliability"}) {
+    if (find_ci(head, word) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
 // The payload of the last label line of the reply's own words. A head of more than three words
 // ("The patient's pain rating: severe") is a sentence, not a label line, unless what follows the
-// colon names a label of the set.
+// colon names a label of the set. Lines that list, rule out or rate something else are none
+// (is_other_heading), nor, with a set, is a line naming two labels ("Prediction: Chikungunya
+// (30%), Dengue fever (60%)": the distribution decides).
 std::optional<std::string> last_label_line(const OwnWords& own, const LabelSet* labels) {
   constexpr int kLabelHeadWords = 3;  // "Most likely diagnosis", "Bias rating"
   std::optional<std::string> found;
   for (LineCursor cursor(own.text); cursor.next();) {
     int head_words = 0;
-    const auto payload = label_line_payload(cursor.line(), head_words);
-    if (!payload) continue;
+    std::string_view head;
+    const auto payload = label_line_payload(cursor.line(), head_words, head);
+    if (!payload || is_other_heading(head) || is_confidence_line(cursor.line())) continue;
+    if (labels != nullptr && labels->named_in(*payload).size() > 1) continue;
     if (head_words <= kLabelHeadWords || (labels != nullptr && label_in_set(*payload, *labels))) {
       found = std::string(*payload);
     }
@@ -64,14 +101,15 @@ std::optional<std::string> last_label_line(const OwnWords& own, const LabelSet* 
   return found;
 }
 
-// A stated label: canonical when the set names it, else (a label outside the set, or no set) its
-// label_key, cut before a bracket, comma or semicolon, so that equal names compare equal.
+// A stated label: canonical when the set names it; none when it names two of the set's labels
+// with nothing to choose between them ("Dengue fever or Chikungunya"); else (a label outside the
+// set, or no set) the label_key of its clause, so that equal names compare equal.
 std::optional<std::string> resolve(std::string_view written, const LabelSet* labels) {
   if (labels != nullptr) {
     if (auto label = label_in_set(written, *labels)) return label;
+    if (labels->named_in(written).size() > 1) return std::nullopt;
   }
-  const std::size_t cut = written.find_first_of("(,;");
-  std::string key = label_key(cut != std::string_view::npos && cut > 0 ? written.substr(0, cut) : written);
+  std::string key = label_key(label_clause(written));
   if (key.empty()) return std::nullopt;
   return key;
 }
@@ -100,3 +138,12 @@ std::optional<std::string> parse_label_answer(std::string_view text, const Label
 }
 
 }  // namespace parley::answer_scan
+
+namespace parley {
+
+std::optional<std::size_t> read_label_name(std::string_view written, const LabelSet& labels) {
+  const auto label = answer_scan::label_in_set(written, labels);
+  return label ? labels.find(*label) : std::nullopt;
+}
+
+}  // namespace parley

@@ -36,7 +36,7 @@ TEST(LabelSetMake, RefusesWhatWouldMakeTwoLabelsOne) {
   EXPECT_FALSE(LabelSet::make({"Flu"}, {{"...", "Flu"}}, false));
   // The same synonym twice for one label is harmless.
   EXPECT_TRUE(LabelSet::make({"Flu"}, {{"grippe", "Flu"}, {"Grippe", "Flu"}}, false));
-  // A synonym must name the label as written, not by another synonym.
+  // A synonym names a label (by key), not another synonym.
   EXPECT_FALSE(LabelSet::make({"Influenza"}, {{"flu", "Influenza"}, {"grippe", "flu"}}, false));
 }
 
@@ -125,6 +125,51 @@ TEST(LabelAnswer, ReadsAnOrdinalScaleBySignedNumbersAndNames) {
   EXPECT_EQ(label_of("Rating: \xE2\x88\x92" "2", scale), "Negative");
   // A last line naming a label after its colon.
   EXPECT_EQ(label_of("I weighed both framings.\nMy verdict on this article: -1", scale), "Weakly negative");
+}
+
+// Replies the outside review found misread (each a wrong answer instead of the right label or a
+// re-ask).
+TEST(LabelAnswer, ReadsTheReviewsHardCases) {
+  const auto labels = clinical_labels();
+  // A later differential, ruled-out or confidence line does not override the pick.
+  EXPECT_EQ(label_of("**Final diagnosis:** Dengue fever\n**Differential diagnosis:** Chikungunya, Zika virus", labels),
+            "Dengue fever");
+  EXPECT_EQ(label_of("Diagnosis: Dengue fever\nRuled-out diagnosis: Chikungunya", labels), "Dengue fever");
+  EXPECT_EQ(label_of("Diagnosis: Malaria\nConfidence rating: 8/10", labels), "Malaria");
+  // The clause ends at a sentence end or a dash.
+  EXPECT_EQ(label_of("Answer: Dengue fever. Chikungunya is less likely.", labels), "Dengue fever");
+  EXPECT_EQ(label_of("Answer: **Dengue Fever** \xE2\x80\x93 the classic triad points here.", labels), "Dengue fever");
+  EXPECT_EQ(label_of("Final diagnosis: Dengue fever \xE2\x80\x94 classic triad", labels), "Dengue fever");
+  EXPECT_EQ(label_of("Answer: Dengue fever - most likely", labels), "Dengue fever");
+  // One label among other words is that label; a rejected one is not; two are no answer.
+  EXPECT_EQ(label_of("Answer: Likely dengue fever", labels), "Dengue fever");
+  EXPECT_EQ(label_of("Answer: most likely Hepatitis C", labels), "Hepatitis C");
+  EXPECT_EQ(label_of("Answer: not dengue fever", labels), std::nullopt);  // a negated statement states nothing
+  EXPECT_EQ(label_of("Final diagnosis: not dengue fever", labels), "not dengue fever");  // outside the set: wrong
+  EXPECT_EQ(label_of("Answer: Dengue fever or Chikungunya", labels), std::nullopt);
+  EXPECT_EQ(label_of("Answer: Chikungunya is unlikely; Dengue fever", labels), std::nullopt);
+  // A line naming two labels leaves the pick to the distribution.
+  EXPECT_EQ(label_of("Prediction: Chikungunya (30%), Dengue fever (60%)", labels), "Dengue fever");
+  // Unicode marks: a no-break space, a curly apostrophe.
+  EXPECT_EQ(label_of("Answer: Dengue\xC2\xA0" "fever", labels), "Dengue fever");
+  EXPECT_EQ(label_key("Crohn\xE2\x80\x99s disease"), label_key("Crohn's disease"));
+  EXPECT_EQ(label_key("\xE2\x80\x93" "1"), "-1");  // en dash as a minus
+}
+
+TEST(LabelKey, ATrailingSignIsPartOfTheLabel) {
+  EXPECT_EQ(label_key("HIV+"), "hiv+");
+  EXPECT_EQ(label_key("HIV-"), "hiv-");
+  EXPECT_TRUE(LabelSet::make({"HIV+", "HIV-", "A+", "A-"}, {}, false));
+  EXPECT_EQ(label_key("Gram- rods"), "gram- rods");
+  EXPECT_EQ(label_key("Hepatitis-C"), "hepatitis c");  // a hyphen inside a word is still a space
+}
+
+TEST(LabelSetMake, ASynonymNamesItsLabelByKey) {
+  auto set = LabelSet::make({"Hepatitis C"}, {{"HCV", "hepatitis c"}}, false);
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->canonical("hcv"), "Hepatitis C");
+  EXPECT_EQ(set->named_in("probably hcv, maybe"), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(set->named_in("hepatitis").empty());
 }
 
 TEST(AnswersMatch, LabelsBySetOrByKey) {

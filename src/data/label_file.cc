@@ -30,8 +30,9 @@ Result<bool> read_label(const YAML::Node& entry, std::size_t position, LabelEntr
   }
   if (!entry.IsMap()) return Error{where + " must be a name or a map with `name` and `synonyms`"};
   for (const auto& key : entry) {
-    const std::string name = key.first.as<std::string>();
-    if (name != "name" && name != "synonyms") return Error{fmt::format("{}: unknown key '{}' (name, synonyms)", where, name)};
+    auto name = scalar_text(key.first, where + ": a key");
+    if (!name) return name.error();
+    if (*name != "name" && *name != "synonyms") return Error{fmt::format("{}: unknown key '{}' (name, synonyms)", where, *name)};
   }
   auto label = scalar_text(entry["name"], where + ": name");
   if (!label) return label.error();
@@ -50,9 +51,10 @@ Result<bool> read_label(const YAML::Node& entry, std::size_t position, LabelEntr
 Result<std::shared_ptr<const LabelSet>> label_set_from(const YAML::Node& root) {
   if (!root.IsMap()) return Error{"expected a map with `labels`"};
   for (const auto& key : root) {
-    const std::string name = key.first.as<std::string>();
-    if (name != "labels" && name != "synonyms" && name != "ordered") {
-      return Error{fmt::format("unknown key '{}' (labels, synonyms, ordered)", name)};
+    auto name = scalar_text(key.first, "a key");
+    if (!name) return name.error();
+    if (*name != "labels" && *name != "synonyms" && *name != "ordered") {
+      return Error{fmt::format("unknown key '{}' (labels, synonyms, ordered)", *name)};
     }
   }
   const YAML::Node labels = root["labels"];
@@ -64,9 +66,11 @@ Result<std::shared_ptr<const LabelSet>> label_set_from(const YAML::Node& root) {
   if (const YAML::Node synonyms = root["synonyms"]) {
     if (!synonyms.IsMap()) return Error{"`synonyms` must be a map from synonym to label"};
     for (const auto& pair : synonyms) {
-      auto label = scalar_text(pair.second, fmt::format("synonyms: the label of '{}'", pair.first.as<std::string>()));
+      auto synonym = scalar_text(pair.first, "each synonym");
+      if (!synonym) return synonym.error();
+      auto label = scalar_text(pair.second, fmt::format("synonyms: the label of '{}'", *synonym));
       if (!label) return label.error();
-      entries.synonyms.emplace_back(pair.first.as<std::string>(), *label);
+      entries.synonyms.emplace_back(std::move(*synonym), std::move(*label));
     }
   }
   bool ordered = false;

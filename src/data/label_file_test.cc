@@ -75,6 +75,8 @@ TEST_F(LabelFile, MistakesNameTheFileAndTheEntry) {
   EXPECT_NE(error_of("labels: [A]\nordered: maybe\n").find("`ordered` must be true or false"), std::string::npos);
   EXPECT_NE(error_of("labels: [A\n").find("labels.yaml: line"), std::string::npos);
   EXPECT_NE(error_of("labels: ['!!']\n").find("no letters or digits"), std::string::npos);
+  EXPECT_NE(error_of("labels: [a]\nsynonyms: {[x, y]: a}\n").find("each synonym must be a string"), std::string::npos);
+  EXPECT_NE(error_of("{[x]: 1, labels: [a]}\n").find("a key must be a string"), std::string::npos);
   EXPECT_FALSE(load_label_set(dir_.path() / "missing.yaml"));
 }
 

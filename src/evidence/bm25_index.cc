@@ -4,6 +4,7 @@
 #include <xapian.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "parley/evidence.h"
@@ -29,6 +30,17 @@ constexpr double kMinNormalizedLength = 0.5;
 // Bag-of-words queries: no boolean operators, phrases in quotes, +/- or wildcards, so that
 // no query text can be a syntax error.
 constexpr unsigned kQueryFlags = 0;
+
+// The query as words: ASCII punctuation other than a hyphen or an apostrophe read as a space, so
+// that "Symptoms:fever" or "pain.dengue" are two words, not a phrase Xapian would require.
+std::string query_words(std::string_view query) {
+  std::string words(query);
+  for (char& c : words) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::ispunct(byte) && c != '-' && c != '\'') c = ' ';
+  }
+  return words;
+}
 
 Error xapian_error(const char* what, const Xapian::Error& error) {
   return Error{std::string("evidence index: ") + what + ": " + error.get_description()};
@@ -82,7 +94,7 @@ Result<std::vector<RetrievedDocument>> EvidenceIndex::search(std::string_view qu
     // No stopper: stop words are never indexed, so in a query they match nothing.
     parser.set_default_op(Xapian::Query::OP_OR);
     Xapian::Enquire enquire(state_->database);
-    enquire.set_query(parser.parse_query(std::string(query), kQueryFlags));  // empty: matches nothing
+    enquire.set_query(parser.parse_query(query_words(query), kQueryFlags));  // empty: matches nothing
     enquire.set_weighting_scheme(Xapian::BM25Weight(kK1, kK2, kK3, kB, kMinNormalizedLength));
     enquire.set_docid_order(Xapian::Enquire::ASCENDING);  // equal scores in document order
     const auto wanted = static_cast<Xapian::doccount>(std::min(max_candidates, state_->documents.size()));

@@ -140,6 +140,14 @@ TEST(EvidenceIndex, QuerySyntaxIsReadAsWords) {
   EXPECT_EQ(order_of(search(index, "fever AND rash")), (std::vector<std::size_t>{1, 4, 0}));
 }
 
+TEST(EvidenceIndex, PunctuationBetweenWordsSeparatesThem) {
+  const EvidenceIndex index = index_of({{"a", "Dengue fever with rash"}, {"b", "Pain behind the eyes"}});
+  // Joined by ':' or '.', Xapian would read a phrase and find neither.
+  EXPECT_EQ(order_of(search(index, "Symptoms:fever")), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(order_of(search(index, "pain.dengue")), order_of(search(index, "pain dengue")));
+  EXPECT_FALSE(search(index, "pain.dengue").empty());
+}
+
 TEST(EvidenceIndex, AHyphenatedWordMatchesAsAPhrase) {
   const EvidenceIndex index = index_of({{"a", "A ray seen on x"}, {"b", "Chest x-ray"}, {"c", "x ray"}});
   // Analysed: a "ray seen x", b "chest x ray", c "x ray". The phrase leaves a out; c, shorter,

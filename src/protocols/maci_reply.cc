@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "parley/answer.h"
+#include "parley/labels.h"
 #include "protocols/json_reply.h"
 
 namespace parley::maci {
@@ -39,6 +40,18 @@ std::optional<std::string> text_of(const Json* value) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
+// An evidence id as cited: trimmed, without citation brackets ("[d1]" is d1), as corpus ids are.
+std::string evidence_id(std::string_view written) {
+  const auto trimmed = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  };
+  std::string_view id = trimmed(written);
+  if (id.size() >= 2 && id.front() == '[' && id.back() == ']') id = trimmed(id.substr(1, id.size() - 2));
+  return std::string(id);
+}
+
 Result<Argument> read_argument(const Json& entry, std::size_t position) {
   const std::string where = fmt::format("argument {}", position + 1);
   if (!entry.is_object()) return Error{where + " must be an object with \"claim\", \"justification\" and \"evidence\""};
@@ -51,9 +64,9 @@ Result<Argument> read_argument(const Json& entry, std::size_t position) {
     if (!evidence->is_array()) return Error{where + ": \"evidence\" must be a list of evidence ids"};
     for (const Json& id : *evidence) {
       std::string text;
-      if (id.is_string()) text = id.get<std::string>();
+      if (id.is_string()) text = evidence_id(id.get<std::string>());
       else if (id.is_number_integer()) text = id.dump();
-      else return Error{fmt::format("{}: evidence id {} is not a string", where, id.dump())};
+      else return Error{fmt::format("{}: evidence id {} is not a string or an integer", where, id.dump())};
       if (text.empty()) continue;
       if (std::find(argument.evidence.begin(), argument.evidence.end(), text) == argument.evidence.end())
         argument.evidence.push_back(std::move(text));
@@ -108,9 +121,17 @@ Result<std::vector<StatedProbability>> read_entries(const Json& distribution) {
 
 // The belief the stated probabilities describe, by the rules of read_reply's comment.
 Result<std::vector<double>> belief_from(const std::vector<StatedProbability>& entries, const OutcomeSpace& space) {
-  // Plain numbers are percentages when any of them is above 1 ("Dengue": 60).
+  // Plain numbers are percentages when any of them is above 1 ("Dengue": 60); then none may be a
+  // fraction ("Dengue": 0.6, "Zika": 30 is a slip, not 0.6 %).
   const bool as_percent =
       std::any_of(entries.begin(), entries.end(), [](const auto& e) { return !e.percent && e.value > 1.0; });
+  const auto fraction = std::find_if(entries.begin(), entries.end(), [](const auto& e) {
+    return !e.percent && e.value > 0.0 && e.value < 1.0;
+  });
+  if (as_percent && fraction != entries.end()) {
+    return Error{fmt::format("the distribution mixes fractions (\"{}\": {}) and percentages: use one", fraction->label,
+                             fraction->value)};
+  }
   std::vector<double> belief(space.size(), 0.0);
   double total = 0.0;
   for (const auto& entry : entries) {
@@ -189,11 +210,14 @@ Result<Reply> reply_from(const Json& object, const OutcomeSpace& space) {
 Result<OutcomeSpace> OutcomeSpace::of(const Task& task) {
   OutcomeSpace space;
   if (task.answer_type == AnswerType::kChoice) {
-    for (std::size_t i = 0; i < task.options.size(); ++i) {
-      space.names_.push_back(option_letter(i));
-      space.normalized_options_.push_back(normalize_text(task.options[i]));
-    }
+    for (std::size_t i = 0; i < task.options.size(); ++i) space.names_.push_back(option_letter(i));
+    space.options_ = task.options;
   } else if (task.answer_type == AnswerType::kLabel && task.labels) {
+    if (task.labels->find(kOther)) {
+      return Error{fmt::format("task '{}': the label set has a label '{}', which maci keeps for the mass outside the "
+                               "set; rename it",
+                               task.id, kOther)};
+    }
     space.names_ = task.labels->labels();
     space.labels_ = task.labels;
   } else {
@@ -206,19 +230,9 @@ Result<OutcomeSpace> OutcomeSpace::of(const Task& task) {
 }
 
 std::size_t OutcomeSpace::index_of(std::string_view label) const {
-  if (labels_) return labels_->find(label).value_or(other());
-  std::string_view letter = label;
-  while (!letter.empty() && (letter.front() == '(' || letter.front() == ' ')) letter.remove_prefix(1);
-  while (!letter.empty() && (letter.back() == ')' || letter.back() == '.' || letter.back() == ' ')) letter.remove_suffix(1);
-  if (letter.starts_with("Option ") || letter.starts_with("option ")) letter.remove_prefix(7);
-  std::string upper(letter);
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (const auto index = option_index(upper); index && *index < normalized_options_.size()) return *index;
-  const std::string text = normalize_text(label);
-  for (std::size_t i = 0; i < normalized_options_.size(); ++i) {
-    if (!text.empty() && normalized_options_[i] == text) return i;
-  }
-  return other();
+  if (label_key(label) == kOther) return other();
+  const auto index = labels_ ? read_label_name(label, *labels_) : read_option_label(label, options_);
+  return index.value_or(other());
 }
 
 Result<Reply> read_reply(std::string_view text, const OutcomeSpace& space) {

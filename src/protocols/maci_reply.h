@@ -23,19 +23,20 @@ namespace parley::maci {
 class OutcomeSpace {
  public:
   // Error for a task without a finite outcome space (number, text, forecast; a label task
-  // without dataset.labels).
+  // without dataset.labels), or whose label set has a label "other".
   static Result<OutcomeSpace> of(const Task& task);
 
   std::size_t size() const { return names_.size(); }  // |Y|, "other" included
   std::size_t other() const { return names_.size() - 1; }
   const std::string& name(std::size_t index) const { return names_[index]; }
-  // The outcome a written label names ("HCV", "b", "Option B"), else other().
+  // The outcome a written label names, read as answers are (read_label_name: "HCV", "Hepatitis C
+  // (HCV)"; read_option_label: "b", "(B) Jupiter", "Option B"), else other(); "other" is other().
   std::size_t index_of(std::string_view label) const;
 
  private:
   std::vector<std::string> names_;
-  std::shared_ptr<const LabelSet> labels_;      // label tasks
-  std::vector<std::string> normalized_options_;  // choice tasks: option texts, normalize_text'ed
+  std::shared_ptr<const LabelSet> labels_;  // label tasks
+  std::vector<std::string> options_;        // choice tasks
 };
 
 struct Argument {
@@ -60,8 +61,9 @@ struct Reply {
 //   {"arguments": [{"claim": str, "justification": str, "evidence": [id, ...]}, ...],
 //    "distribution": {"<label>": p, ...}  or  [{"label": str, "probability": p}, ...],
 //    "acquisition_plan": {"<kind>": [str, ...], ...}}            (optional)
-// Probabilities are numbers in [0, 1], or all percentages (any value above 1: each in [0, 100];
-// "60%" strings too). Labels naming one outcome add up; labels outside the space go to "other".
+// Probabilities are numbers in [0, 1], or all percentages (any value above 1: each in [0, 100],
+// and then no fraction below 1 besides; "60%" strings too). Evidence ids are trimmed, without
+// citation brackets. Labels naming one outcome add up; labels outside the space go to "other".
 // A total above 1 is renormalised; a total below 1 leaves the rest to "other" (a top-k list),
 // except that a total within 0.01 of 1 is renormalised (rounding). Errors: no such object, no
 // argument, an argument without claim or justification, an evidence id that is not a string or

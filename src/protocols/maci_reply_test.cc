@@ -135,7 +135,9 @@ TEST(MaciReply, EachMalformedReplyIsOneProblemInWords) {
   EXPECT_EQ(problem_of(R"({"arguments": [{"claim": "c", "justification": "j", "evidence": "cdc-7"}], "distribution": {"Dengue fever": 1}})"),
             "argument 1: \"evidence\" must be a list of evidence ids");
   EXPECT_EQ(problem_of(R"({"arguments": [{"claim": "c", "justification": "j", "evidence": [1.5]}], "distribution": {"Dengue fever": 1}})"),
-            "argument 1: evidence id 1.5 is not a string");
+            "argument 1: evidence id 1.5 is not a string or an integer");
+  EXPECT_EQ(problem_of(reply_with(R"({"Dengue fever": 0.6, "Chikungunya": 30})")),
+            "the distribution mixes fractions (\"Dengue fever\": 0.6) and percentages: use one");
   EXPECT_EQ(problem_of("{" + std::string(kOneArgument) + "}"), "\"distribution\" is missing");
   EXPECT_EQ(problem_of(reply_with("{}")), "\"distribution\" is empty: give your top candidates with probabilities");
   EXPECT_EQ(problem_of(reply_with("0.6")), "\"distribution\" must map each label to its probability");
@@ -153,6 +155,33 @@ TEST(MaciReply, EachMalformedReplyIsOneProblemInWords) {
             "\"acquisition_plan\" must map kinds (questions, tests, retrieval_queries, ...) to lists");
   EXPECT_EQ(problem_of(reply_with(R"({"Dengue fever": 1}, "acquisition_plan": {"tests": [3]})")),
             "acquisition_plan \"tests\" items must be strings");
+}
+
+TEST(MaciReply, LabelsAreReadAsAnswersAreAndOtherIsTheRest) {
+  // "Hepatitis C (HCV)" names Hepatitis C, as a stated answer would; "Other" is the rest.
+  const auto belief = belief_of(reply_with(R"x({"Hepatitis C (HCV)": 0.6, "Likely zika virus": 0.1, "Other": 0.3})x"));
+  EXPECT_EQ(belief, (std::vector<double>{0, 0, 0.1, 0.6, 0.3}));
+  auto cited = read_reply(R"({"arguments": [{"claim": "c", "justification": "j", "evidence": [" d1 ", "[d1]", "d2"]}],
+                             "distribution": {"Dengue fever": 1}})",
+                          clinical_space());
+  ASSERT_TRUE(cited) << cited.error().message;
+  EXPECT_EQ(cited->arguments[0].evidence, (std::vector<std::string>{"d1", "d2"}));
+
+  Task choice;
+  choice.answer_type = AnswerType::kChoice;
+  choice.options = {"Mars", "Jupiter", "Venus"};
+  const auto options = OutcomeSpace::of(choice);
+  ASSERT_TRUE(options);
+  for (std::string_view written : {"(B) Jupiter", "B) Jupiter", "Option B", "**B**", "jupiter"}) {
+    EXPECT_EQ(options->index_of(written), 1u) << written;
+  }
+
+  Task with_other = clinical_task();
+  auto set = LabelSet::make({"Dengue fever", "Other"}, {}, false);
+  with_other.labels = std::make_shared<const LabelSet>(std::move(*set));
+  const auto refused = OutcomeSpace::of(with_other);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("has a label 'other'"), std::string::npos) << refused.error().message;
 }
 
 TEST(MaciReply, TheFirstValidObjectWinsOverAnEarlierMalformedOne) {

@@ -145,7 +145,14 @@ Result<Dataset> load_tasks(const DatasetConfig& config) {
     labels = std::move(*loaded);
   }
   auto dataset = load_dataset(config.path, config.format, config.limit, std::move(labels));
-  if (!dataset || config.evidence.empty()) return dataset;
+  if (!dataset) return dataset;
+  const bool any_label_task = std::any_of(dataset->tasks.begin(), dataset->tasks.end(),
+                                          [](const Task& task) { return task.answer_type == AnswerType::kLabel; });
+  if (!config.labels.empty() && !any_label_task) {
+    return Error{fmt::format("dataset.labels is given, but no task of {} is a label task (answer_type: label)",
+                             config.path.string())};
+  }
+  if (config.evidence.empty()) return dataset;
   auto corpus = load_evidence_corpus(config.evidence);
   if (!corpus) return corpus.error();
   auto index = EvidenceIndex::build(std::move(*corpus));

@@ -359,6 +359,12 @@ TEST(Cli, LabelTasksRunWithTheirLabelSetAndEvidence) {
   EXPECT_EQ(changed.exit_code, 2);
   EXPECT_NE(changed.err.find("the label set (dataset.labels)"), std::string::npos) << changed.err;
 
+  write_file(dir / "plain.jsonl", "{\"question\": \"Fever?\", \"answer\": \"HCV\"}\n");
+  write_file(dir / "plain.yaml", experiment);
+  const auto unlabelled = run_parley({"run", "plain.yaml", "--out", "out3", "--set", "dataset.path=plain.jsonl"}, dir);
+  EXPECT_EQ(unlabelled.exit_code, 2);
+  EXPECT_NE(unlabelled.err.find("dataset.labels is given, but no task of"), std::string::npos) << unlabelled.err;
+
   write_file(dir / "corpus.jsonl", "{\"id\": \"d1\"}\n");
   const auto broken = run_parley({"run", "exp.yaml", "--out", "out2"}, dir);
   EXPECT_NE(broken.exit_code, 0);

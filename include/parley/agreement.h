@@ -14,7 +14,9 @@
 //   Its bootstrap resamples the pairable units (not pairs of values, as Hayes & Krippendorff
 //   2007 do), percentile interval.
 // - Correlations with fewer than 2 points or a constant side are undefined (NaN); such a pair
-//   of raters is left out of the mean pairwise correlation, its SD and its Fisher-z average.
+//   of raters is left out of the mean pairwise correlation, its SD and its Fisher-z average, as
+//   is a pair rated together on fewer than 3 distinct units (any 2 points correlate ±1), in the
+//   data or in a bootstrap resample.
 // - Fisher z = atanh(r) with |r| clamped to 1 - 1e-12 (|z| <= 14.2), so a perfect pair stays
 //   finite. Bootstrap: units resampled with parley's Rng; per resample the mean z over the
 //   defined pairs; the type-7 percentile interval of those means, taken on the z scale and

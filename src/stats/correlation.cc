@@ -52,15 +52,26 @@ std::size_t rater_count(std::span<const RatingRow> ratings) {
 // units `drawn` (repeats allowed) that both rated; NaN where undefined.
 std::vector<double> pair_correlations(std::span<const RatingRow> ratings, std::size_t raters,
                                       std::span<const std::size_t> drawn, CorrelationKind kind) {
+  // Two distinct units make any correlation ±1: a resample drawing only those says nothing, and
+  // its z of ±14 would swamp the bootstrap; such a pair is undefined.
+  constexpr std::size_t kMinDistinctUnits = 3;
   std::vector<double> out;
   std::vector<double> x, y;
+  std::vector<std::size_t> used;
   for (std::size_t a = 0; a < raters; ++a) {
     for (std::size_t b = a + 1; b < raters; ++b) {
-      x.clear(), y.clear();
+      x.clear(), y.clear(), used.clear();
       for (std::size_t u : drawn) {
         if (!ratings[u][a] || !ratings[u][b]) continue;
         x.push_back(*ratings[u][a]);
         y.push_back(*ratings[u][b]);
+        used.push_back(u);
+      }
+      std::sort(used.begin(), used.end());
+      const auto distinct = static_cast<std::size_t>(std::unique(used.begin(), used.end()) - used.begin());
+      if (distinct < kMinDistinctUnits) {
+        out.push_back(kUndefined);
+        continue;
       }
       out.push_back(kind == CorrelationKind::kPearson ? pearson_correlation(x, y)
                                                       : spearman_correlation(x, y));

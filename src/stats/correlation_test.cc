@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "core/hash.h"
@@ -108,8 +110,8 @@ TEST(MeanPairwiseCorrelation, MatchesPythonOverPairsOnCommonUnits) {
 }
 
 // The interval from its definition: units resampled with Rng(seed) and UniformIndex; per
-// resample the pairs' r on the drawn units both rated, their mean atanh; type-7 percentiles of
-// those means, back-transformed with tanh.
+// resample the pairs' r on the drawn units both rated (undefined on fewer than 3 distinct units),
+// their mean atanh; type-7 percentiles of those means, back-transformed with tanh.
 TEST(MeanPairwiseCorrelation, FisherZBootstrapOverUnits) {
   const auto ratings = three_judges();
   for (CorrelationKind kind : {CorrelationKind::kPearson, CorrelationKind::kSpearman}) {
@@ -124,9 +126,11 @@ TEST(MeanPairwiseCorrelation, FisherZBootstrapOverUnits) {
       for (std::size_t a = 0; a < 3; ++a) {
         for (std::size_t c = a + 1; c < 3; ++c) {
           std::vector<double> x, y;
+          std::set<std::size_t> distinct;
           for (std::size_t u : drawn) {
-            if (ratings[u][a] && ratings[u][c]) x.push_back(*ratings[u][a]), y.push_back(*ratings[u][c]);
+            if (ratings[u][a] && ratings[u][c]) x.push_back(*ratings[u][a]), y.push_back(*ratings[u][c]), distinct.insert(u);
           }
+          if (distinct.size() < 3) continue;
           const double r =
               kind == CorrelationKind::kPearson ? pearson_correlation(x, y) : spearman_correlation(x, y);
           if (std::isnan(r)) continue;
@@ -144,6 +148,19 @@ TEST(MeanPairwiseCorrelation, FisherZBootstrapOverUnits) {
     EXPECT_GT(result.ci.hi, result.fisher_mean);
     EXPECT_LT(result.ci.hi, 1.0);
   }
+}
+
+// The review's case: on 6 units the resamples that draw 2 distinct units made the interval
+// [-1, 1]; they are undefined now, and the interval holds the estimate.
+TEST(MeanPairwiseCorrelation, ResamplesOfTwoDistinctUnitsDoNotSwampTheInterval) {
+  const std::vector<RatingRow> ratings = {{0.1, 0.2}, {0.4, 0.3}, {0.5, 0.7}, {0.8, 0.6}, {0.9, 0.95}, {0.3, 0.1}};
+  const PairwiseCorrelation result = mean_pairwise_correlation(ratings, CorrelationKind::kPearson, 3, 2000, 0.05);
+  EXPECT_GT(result.ci.lo, -0.5);
+  EXPECT_LT(result.ci.lo, result.mean);
+  EXPECT_GE(result.ci.hi, result.mean);
+  // Two units together are no correlation at all.
+  const std::vector<RatingRow> two = {{0.1, 0.2}, {0.4, 0.3}};
+  EXPECT_TRUE(std::isnan(mean_pairwise_correlation(two, CorrelationKind::kPearson, 3, 10, 0.05).mean));
 }
 
 TEST(MeanPairwiseCorrelation, PerfectAndUndefinedPairs) {

@@ -58,12 +58,20 @@ struct Sampling {
   bool operator==(const Sampling&) const = default;
 };
 
+// Which argument a CRIT judge is shown (MACI App. E): `agent`'s `index`-th argument of `round`.
+// The simulator derives the argument's latent quality from it; real backends ignore it.
+struct ArgumentRef {
+  int round = 0;
+  int index = 0;
+};
+
 // What the protocol showed an agent from its peers in this turn.
 struct PeerView {
   std::string agent;
   std::string answer;                 // canonical answer ("" if the peer's was unparsed)
   std::optional<double> confidence;
   std::string label;                  // how the prompt named it, when not by `agent` (masked judging)
+  std::optional<ArgumentRef> argument;  // CRIT judging: which of `agent`'s arguments is shown
 };
 
 // Structured facts about a request, for the simulator and the logs. Never sent over HTTP.

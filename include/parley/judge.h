@@ -1,15 +1,17 @@
 #pragma once
-// LLM judges: score one response, compare two, or rank several, with a panel of K judge agents
-// (which may run other models than the debaters: cross-family judging). Each judge replies in
-// JSON; a reply that does not match the schema is re-asked a bounded number of times and then
-// recorded as a failure (event "judge_failed"); the panel's valid verdicts are aggregated.
+// LLM judges: score one response, compare two, rank several, or rate MACI's arguments (CRIT),
+// with a panel of K judge agents (which may run other models than the debaters: cross-family
+// judging). Each judge replies in JSON; a reply that does not match the schema is re-asked a
+// bounded number of times and then recorded as a failure (event "judge_failed"); the panel's
+// valid verdicts are aggregated.
 // With identity masking (the default) candidates are shown as "Response 1", "Response 2", ...
 // in an order shuffled per call, and agent names inside the texts are replaced by those labels.
 //
 // Every judge call goes through Debate (protocol.h), so it is in the transcript with its tokens
-// (roles "judge_score", "judge_compare", "judge_rank"; re-asks "<role>_reask"), and every
-// judgment is an event "judge" naming the labels, each judge's verdict and the aggregate.
-// Used by protocols (ra_cr, mad, ...) and by the best-of-N step of Debate::ask.
+// (roles "judge_score", "judge_compare", "judge_rank", "judge_crit"; re-asks "<role>_reask"),
+// and every judgment is an event "judge" naming the labels, each judge's verdict and the
+// aggregate. Used by protocols (ra_cr, mad, maci, ...) and by the best-of-N step of Debate::ask.
+// MACI's CRIT panel (App. E) rates arguments rather than responses: Judge::crit.
 
 #include <cstddef>
 #include <optional>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "parley/async.h"
+#include "parley/maci.h"
 
 namespace parley {
 
@@ -64,6 +67,34 @@ struct RankVerdict {
   bool failed = false;
 };
 
+// ---- MACI's CRIT judging (App. E) ----------------------------------------------------------
+
+// Judge temperature (MACI App. E.4, E.6).
+inline constexpr double kCritTemperature = 0.3;
+
+// An evidence span an argument cites, as the judge is shown it.
+struct EvidenceSpan {
+  std::string id;
+  std::string text;
+};
+
+// An argument put before the CRIT panel: a claim, its justification and the spans it cites.
+struct JudgedArgument {
+  std::string agent;  // its author, never shown (masked); the simulator reads it
+  std::string claim;
+  std::string justification;
+  std::vector<EvidenceSpan> spans;
+  // Its place among `agent`'s arguments of the round judged: with the author and the round, what
+  // the simulator derives the argument's latent quality from (ArgumentRef); real backends ignore it.
+  int index = 0;
+};
+
+// One argument's CRIT scores, by panel position; nullopt where that judge gave no valid verdict.
+struct CritVerdict {
+  std::vector<std::optional<maci::CritScores>> scores;
+  std::vector<std::optional<double>> composites;  // maci::crit_composite of each: the controller's judge_scores
+};
+
 // Binds the judge panel and settings of a debate. Cheap; create one where needed.
 class Judge {
  public:
@@ -77,6 +108,12 @@ class Judge {
   Async<CompareVerdict> compare(const JudgedResponse& first, const JudgedResponse& second, int round);
   // Order of several responses, best first (mean or median rank position over the panel).
   Async<RankVerdict> rank(const std::vector<JudgedResponse>& responses, int round);
+  // MACI's CRIT (App. E.4–E.6): every judge rates every argument alone — masked, without the
+  // opponent's text, with the question and its options only — on evidence support, logical coherence and query
+  // relevance in [0, 1]; the composite is their mean, recomputed (the judge's own is recorded
+  // only). Each judge meets the arguments in an order shuffled per round. Verdicts in input order.
+  Async<std::vector<CritVerdict>> crit(const std::vector<JudgedArgument>& arguments, int round,
+                                       double temperature = kCritTemperature);
 
  private:
   Debate& debate_;

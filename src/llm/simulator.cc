@@ -71,7 +71,9 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     const bool format_error = judge_kind(note.turn) == note.turn && format_rng.uniform() < params.format_error_rate;
     // Keyed on the judge kind, so that a re-ask states the verdict the malformed reply meant.
     Rng judge_rng(HashBuilder().add(stream_seed(params, note, temperature, "judge")).add(judge_kind(note.turn)).value());
-    response.text = write_judge_reply(params, profile, note, task, format_error, judge_rng);
+    response.text = judge_kind(note.turn) == "judge_crit"
+                        ? write_crit_reply(request.model, note, task, format_error)
+                        : write_judge_reply(params, profile, note, task, format_error, judge_rng);
     confidence = 0.8;
   } else {
     const TaskLatents& task = *latents;

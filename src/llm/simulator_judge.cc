@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "llm/simulator_argument.h"
 
 namespace parley::sim {
 namespace {
@@ -74,7 +77,49 @@ MadLean mad_lean(const SimulatorParams& params, const SimulatorProfile& profile,
   return lean;
 }
 
+// Eq. (19)'s constants (named here, not in the parameter file: see simulator_argument.cc).
+constexpr double kCritNoise = 0.1;          // σ: one judge's reading of one criterion
+constexpr double kCritFamilyBiasSd = 0.05;  // sd of b_f across judge families
+
+// One clause of the CRIT justification, by how high the sub-score is.
+const char* band(double score, const char* high, const char* middle, const char* low) {
+  return score >= 0.7 ? high : score >= 0.4 ? middle : low;
+}
+
 }  // namespace
+
+double crit_family_bias(std::string_view model) {
+  Rng rng(HashBuilder().add("crit_family").add(model).value());
+  return kCritFamilyBiasSd * rng.normal();
+}
+
+std::string write_crit_reply(std::string_view model, const Annotations& note, const TaskLatents& task,
+                             bool format_error) {
+  if (note.shown.empty() || !note.shown[0].argument || !note.task) return "There is nothing to judge.";
+  if (format_error) return "The argument reads as fairly convincing; I would rate it well on all three criteria.";
+  const PeerView& shown = note.shown[0];
+  const ArgumentKey key{note.seed, note.task->id, shown.agent, shown.argument->round, shown.argument->index};
+  const double quality = argument_quality(key, task);
+  const double bias = crit_family_bias(model);
+  const char* const criteria[] = {"evidence", "logic", "relevance"};
+  double scores[std::size(criteria)];
+  for (std::size_t c = 0; c < std::size(criteria); ++c) {
+    HashBuilder h;
+    h.add("crit").add(note.seed).add(note.task->id).add(note.agent).add(note.round);
+    h.add(key.agent).add(key.round).add(key.index).add(criteria[c]);
+    Rng rng(h.value());
+    scores[c] = std::round(std::clamp(quality + bias + kCritNoise * rng.normal(), 0.0, 1.0) * 100.0) / 100.0;
+  }
+  Json verdict;
+  for (std::size_t c = 0; c < std::size(criteria); ++c) verdict[criteria[c]] = scores[c];
+  verdict["composite"] = std::round((scores[0] + scores[1] + scores[2]) / 3.0 * 100.0) / 100.0;
+  verdict["justification"] =
+      fmt::format("The claim is {} by the cited evidence, the reasoning is {}, and it {} the question.",
+                  band(scores[0], "well supported", "partly supported", "poorly supported"),
+                  band(scores[1], "sound", "partly sound", "flawed"),
+                  band(scores[2], "directly addresses", "partly addresses", "barely addresses"));
+  return verdict.dump();
+}
 
 bool is_judge_turn(std::string_view turn) { return turn.rfind("judge", 0) == 0; }
 

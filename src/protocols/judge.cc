@@ -11,6 +11,7 @@
 #include "core/hash.h"
 #include "parley/protocol.h"
 #include "protocols/json_reply.h"
+#include "protocols/judge_masking.h"
 #include "protocols/prompts.h"
 
 namespace parley {
@@ -86,25 +87,16 @@ std::string replace_name(const std::string& text, const std::string& name, const
 }
 
 // Masking removes identities from the texts too: a candidate's name becomes its label, any
-// other agent of the debate becomes "another agent". Longer names first, so "a1#2" is not
-// half-replaced by "a1".
+// other agent of the debate becomes "another agent".
 std::string masked_text(const std::string& text, const std::vector<JudgedResponse>& candidates,
-                        const Presentation& shown, const std::vector<std::string>& debaters) {
-  std::vector<std::string> names = debaters;
+                        const Presentation& shown, std::vector<std::string> names) {
   for (const auto& c : candidates) names.push_back(c.agent);
-  // Longest first; equal lengths by name, so that duplicates are adjacent for unique().
-  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
-  });
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::string out = text;
-  for (const auto& name : names) {
+  return mask_names(text, std::move(names), [&](const std::string& name) {
     std::string label = "another agent";
     for (std::size_t i = 0; i < candidates.size(); ++i)
       if (candidates[i].agent == name) label = shown.label_of(i);
-    out = replace_name(out, name, label);
-  }
-  return out;
+    return label;
+  });
 }
 
 ReplySchema schema_for(Mode mode, JudgeScale scale, const std::vector<std::string>& labels) {
@@ -175,9 +167,7 @@ struct Judgment {
 // Asks one judge; never throws for a malformed verdict (a failed call still ends the debate).
 Async<JudgeVerdict> consult(Debate& debate, Agent judge, Judgment judgment) {
   const JudgeSettings& settings = debate.judging();
-  std::vector<std::string> debaters;
-  for (const auto& m : debate.transcript().messages)
-    if (is_agent_answer_role(m.role)) debaters.push_back(m.agent);
+  const std::vector<std::string> debaters = debaters_of(debate.transcript());
   // The shuffle and the sample index are keyed on what is judged, not drawn from the debate's
   // Rng: parallel turns reach their judgments in reply-arrival order, which must not change
   // the prompts (a replayed run has to hit the cache).
@@ -265,6 +255,25 @@ double score_value(const Json& verdict, JudgeScale scale) {
 }
 
 }  // namespace
+
+std::string mask_names(const std::string& text, std::vector<std::string> names,
+                       const std::function<std::string(const std::string&)>& label_of) {
+  // Longest first; equal lengths by name, so that duplicates are adjacent for unique().
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string out = text;
+  for (const auto& name : names) out = replace_name(out, name, label_of(name));
+  return out;
+}
+
+std::vector<std::string> debaters_of(const Transcript& transcript) {
+  std::vector<std::string> debaters;
+  for (const auto& m : transcript.messages)
+    if (is_agent_answer_role(m.role)) debaters.push_back(m.agent);
+  return debaters;
+}
 
 Judge::Judge(Debate& debate) : debate_(debate) {}
 

@@ -1,0 +1,32 @@
+#include "llm/simulator_argument.h"
+
+#include "core/hash.h"
+
+namespace parley::sim {
+namespace {
+
+// Eq. (18)'s constants (named here, not in the parameter file: every field of a parameter file
+// is required, so new fields would break the files already written for parley-simulator-1).
+constexpr double kQualityBase = 1.0;        // q₀: σ(1) ≈ 0.73 on a task of average difficulty
+constexpr double kQualityDifficulty = 2.0;  // q_d: harder tasks, weaker arguments
+constexpr double kAuthorSpread = 0.5;       // s_u
+constexpr double kArgumentSpread = 0.75;    // s_i
+
+}  // namespace
+
+double argument_quality(const ArgumentKey& argument, const TaskLatents& task) {
+  Rng author(HashBuilder().add("argument_author").add(argument.seed).add(argument.task_id).add(argument.agent).value());
+  Rng own(HashBuilder()
+              .add("argument")
+              .add(argument.seed)
+              .add(argument.task_id)
+              .add(argument.agent)
+              .add(argument.round)
+              .add(argument.index)
+              .value());
+  const double logit = kQualityBase - kQualityDifficulty * (task.difficulty - 0.5) + kAuthorSpread * author.normal() +
+                       kArgumentSpread * own.normal();
+  return logistic(logit);
+}
+
+}  // namespace parley::sim

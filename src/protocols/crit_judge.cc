@@ -87,13 +87,7 @@ Async<CritCall> consult(Debate& debate, const Agent& judge, const JudgedArgument
   key.add(argument.agent).add(argument.index).add(argument.claim);
   info.sample = static_cast<int>(key.value() & 0x7fffffff);
   info.shown.push_back(PeerView{argument.agent, "", std::nullopt, "Argument", ArgumentRef{round.round, argument.index}});
-  StructuredAsk ask;
-  ask.check = [schema](std::string_view reply) {
-    auto read = read_json_reply(reply, schema);
-    return read ? std::string() : read.error().message;
-  };
-  ask.format_reminder = "Reply with only a JSON object of this form: " + describe_schema(schema);
-  ask.reasks = settings.reasks;
+  StructuredAsk ask = schema_ask(schema, settings.reasks);
   const std::string shown = argument_block(argument, round.agents, settings.mask_identities);
   std::vector<ChatMessage> messages{ChatMessage{"user", crit_prompt(debate.task(), shown, schema)}};
   StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));

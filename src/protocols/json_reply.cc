@@ -197,4 +197,15 @@ std::string describe_schema(const ReplySchema& schema) {
   return out + "}";
 }
 
+StructuredAsk schema_ask(const ReplySchema& schema, int reasks) {
+  StructuredAsk ask;
+  ask.check = [schema](std::string_view reply) {
+    auto read = read_json_reply(reply, schema);
+    return read ? std::string() : read.error().message;
+  };
+  ask.format_reminder = "Reply with only a JSON object of this form: " + describe_schema(schema);
+  ask.reasks = reasks;
+  return ask;
+}
+
 }  // namespace parley

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "parley/protocol.h"
 #include "parley/result.h"
 
 namespace parley {
@@ -69,5 +70,9 @@ bool is_bare_json_object(std::string_view text);
 
 // A one-line description of the expected object, for prompts: {"score": <integer 1-5>, ...}.
 std::string describe_schema(const ReplySchema& schema);
+
+// A reply checked against `schema` (read_json_reply), re-asked `reasks` times with the schema's
+// description as the reminder: what every judge call asks for.
+StructuredAsk schema_ask(const ReplySchema& schema, int reasks);
 
 }  // namespace parley

@@ -191,13 +191,7 @@ Async<JudgeVerdict> consult(Debate& debate, Agent judge, Judgment judgment) {
     info.shown.push_back(PeerView{judgment.candidates[i].agent, answer.value.value_or(""), answer.confidence,
                                   result.shown.labels[k]});
   }
-  StructuredAsk ask;
-  ask.check = [schema](std::string_view reply) {
-    auto read = read_json_reply(reply, schema);
-    return read ? std::string() : read.error().message;
-  };
-  ask.format_reminder = "Reply with only a JSON object of this form: " + describe_schema(schema);
-  ask.reasks = settings.reasks;
+  StructuredAsk ask = schema_ask(schema, settings.reasks);
   std::vector<ChatMessage> messages{ChatMessage{
       "user", judge_prompt(debate.task(), judgment.mode, settings.scale, judgment.candidates, result.shown, debaters,
                            settings.mask_identities, schema)}};

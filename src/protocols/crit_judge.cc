@@ -87,14 +87,13 @@ Async<CritCall> consult(Debate& debate, const Agent& judge, const JudgedArgument
   key.add(argument.agent).add(argument.index).add(argument.claim);
   info.sample = static_cast<int>(key.value() & 0x7fffffff);
   info.shown.push_back(PeerView{argument.agent, "", std::nullopt, "Argument", ArgumentRef{round.round, argument.index}});
-  StructuredAsk ask = schema_ask(schema, settings.reasks);
   const std::string shown = argument_block(argument, round.agents, settings.mask_identities);
   std::vector<ChatMessage> messages{ChatMessage{"user", crit_prompt(debate.task(), shown, schema)}};
-  StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
-  if (reply.valid()) {
-    call.verdict = read_json_reply(reply.text, schema).value();
+  auto verdict = co_await ask_verdict(debate, judge, std::move(messages), std::move(info), schema, settings.reasks);
+  if (verdict) {
+    call.verdict = std::move(*verdict);
   } else {
-    call.problem = reply.problem;
+    call.problem = verdict.error().message;
   }
   co_return call;
 }

@@ -208,4 +208,12 @@ StructuredAsk schema_ask(const ReplySchema& schema, int reasks) {
   return ask;
 }
 
+Async<Result<nlohmann::json>> ask_verdict(Debate& debate, const Agent& judge, std::vector<ChatMessage> messages,
+                                          TurnInfo info, const ReplySchema& schema, int reasks) {
+  const StructuredReply reply =
+      co_await debate.ask_structured(judge, std::move(messages), std::move(info), schema_ask(schema, reasks));
+  if (!reply.valid()) co_return Error{reply.problem};
+  co_return read_json_reply(reply.text, schema);
+}
+
 }  // namespace parley

@@ -75,4 +75,9 @@ std::string describe_schema(const ReplySchema& schema);
 // description as the reminder: what every judge call asks for.
 StructuredAsk schema_ask(const ReplySchema& schema, int reasks);
 
+// One judge call through Debate::ask_structured with schema_ask: the normalised verdict, or the
+// last reply's problem as the Error.
+Async<Result<nlohmann::json>> ask_verdict(Debate& debate, const Agent& judge, std::vector<ChatMessage> messages,
+                                          TurnInfo info, const ReplySchema& schema, int reasks);
+
 }  // namespace parley

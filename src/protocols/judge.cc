@@ -191,15 +191,14 @@ Async<JudgeVerdict> consult(Debate& debate, Agent judge, Judgment judgment) {
     info.shown.push_back(PeerView{judgment.candidates[i].agent, answer.value.value_or(""), answer.confidence,
                                   result.shown.labels[k]});
   }
-  StructuredAsk ask = schema_ask(schema, settings.reasks);
   std::vector<ChatMessage> messages{ChatMessage{
       "user", judge_prompt(debate.task(), judgment.mode, settings.scale, judgment.candidates, result.shown, debaters,
                            settings.mask_identities, schema)}};
-  StructuredReply reply = co_await debate.ask_structured(judge, std::move(messages), std::move(info), std::move(ask));
-  if (reply.valid()) {
-    result.verdict = read_json_reply(reply.text, schema).value();
+  auto verdict = co_await ask_verdict(debate, judge, std::move(messages), std::move(info), schema, settings.reasks);
+  if (verdict) {
+    result.verdict = std::move(*verdict);
   } else {
-    result.problem = reply.problem;
+    result.problem = verdict.error().message;
   }
   co_return result;
 }

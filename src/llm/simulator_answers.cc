@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "parley/answer.h"
 #include "parley/labels.h"
 
 namespace parley::sim {
@@ -189,11 +190,7 @@ bool matches_gold(const Task& task, std::string_view answer) {
       break;  // a non-numeric gold is compared as text
     }
     case AnswerType::kLabel:
-      if (task.labels) {
-        const auto named = task.labels->find(answer);
-        return named && named == task.labels->find(task.answer);
-      }
-      return !label_key(answer).empty() && label_key(answer) == label_key(task.answer);
+      return answers_match(task, answer);  // through the label set's synonyms, else by label key
     case AnswerType::kText:
       break;
   }

@@ -115,17 +115,23 @@ Result<Json> check_field(const JsonField& field, const Json& value) {
   return Error{"unknown field kind"};
 }
 
+}  // namespace
+
+const nlohmann::json* json_member(const nlohmann::json& object, std::string_view name) {
+  const std::string wanted = ascii_lower(std::string(name));
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (ascii_lower(it.key()) == wanted) return it->is_null() ? nullptr : &it.value();
+  }
+  return nullptr;
+}
+
+namespace {
+
 Result<Json> check_object(const Json& object, const ReplySchema& schema) {
   Json out = Json::object();
   for (const auto& field : schema) {
-    const Json* value = nullptr;
-    for (auto it = object.begin(); it != object.end(); ++it) {
-      if (ascii_lower(it.key()) == ascii_lower(field.name)) {
-        value = &it.value();
-        break;
-      }
-    }
-    if (value == nullptr || value->is_null()) {
+    const Json* value = json_member(object, field.name);
+    if (value == nullptr) {
       if (field.required) return Error{fmt::format("field \"{}\" is missing", field.name)};
       continue;
     }

@@ -46,6 +46,10 @@ using ReplySchema = std::vector<JsonField>;
 // first problem, in words that can be sent back to the model.
 Result<nlohmann::json> read_json_reply(std::string_view text, const ReplySchema& schema);
 
+// The value of `object`'s key `name`, matched case-insensitively ("Score" is "score"); nullptr
+// when absent or null.
+const nlohmann::json* json_member(const nlohmann::json& object, std::string_view name);
+
 // Every JSON object in `text` (bare, fenced or inside prose), in text order.
 std::vector<nlohmann::json> json_objects_in(std::string_view text);
 

@@ -20,14 +20,10 @@ using Json = nlohmann::json;
 
 constexpr std::string_view kOther = "other";
 
-// A key of `object` matched case-insensitively among `names`, or nullptr.
+// The first of `names` that `object` has (json_member: any case, not null), or nullptr.
 const Json* member(const Json& object, std::initializer_list<std::string_view> names) {
-  for (auto it = object.begin(); it != object.end(); ++it) {
-    std::string key = it.key();
-    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (std::string_view name : names) {
-      if (key == name && !it->is_null()) return &*it;
-    }
+  for (std::string_view name : names) {
+    if (const Json* value = json_member(object, name)) return value;
   }
   return nullptr;
 }

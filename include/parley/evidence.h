@@ -99,6 +99,15 @@ Result<std::vector<SelectedEvidence>> rerank_within_budget(std::span<const Retri
                                                            std::span<const std::vector<double>> candidate_embeddings,
                                                            const ContextBudget& budget = {});
 
+// The built-in encoder φ for eq. (1) when no embedding model is configured (MACI names none,
+// M-2): each word (a run of ASCII letters and digits, lower-cased, or of non-ASCII bytes) and
+// each pair of adjacent words is hashed (FNV-1a 64) to one of `dimensions` slots with a sign
+// from the hash's top bit, its count added there; the vector is scaled to unit length (all zero
+// for a text without words). Texts sharing words have a positive cosine; unrelated texts about
+// zero. Deterministic and platform-independent.
+inline constexpr std::size_t kLexicalDimensions = 1024;
+std::vector<double> lexical_embedding(std::string_view text, std::size_t dimensions = kLexicalDimensions);
+
 // The same cut without embeddings (no embedding model configured): BM25 order as given.
 std::vector<SelectedEvidence> select_within_budget(std::span<const RetrievedDocument> candidates,
                                                    std::span<const EvidenceDocument> documents,

@@ -87,6 +87,9 @@ struct JudgedArgument {
   // Its place among `agent`'s arguments of the round judged: with the author and the round, what
   // the simulator derives the argument's latent quality from (ArgumentRef); real backends ignore it.
   int index = 0;
+  // The answer its author favoured in the reply that made it (canonical; "" = not known): never
+  // shown to a judge; the simulator reads it (PeerView::answer).
+  std::string position;
 };
 
 // One argument's CRIT scores, by panel position; nullopt where that judge gave no valid verdict.

@@ -103,6 +103,14 @@ struct InitialBins {
 };
 double initial_contentiousness(double initial_quality, double initial_disagreement, const InitialBins& bins);
 
+// ---- The acquisition plan (§4.1.2, App. H; the paper gives examples only, the design is ours) --
+
+// The expected reduction of H(p), in bits, from an ideal test between outcomes `first` and
+// `second`: it reads "first" when the truth is `first`, "second" when it is `second`, and either
+// with probability ½ otherwise (it says nothing about the rest). Σ_r P(r)·H(p | r) is subtracted
+// from H(p); 0 when the two hold no mass. Throws std::out_of_range for an index outside p.
+double pairwise_test_entropy_reduction(std::span<const double> p, std::size_t first, std::size_t second);
+
 // ---- The controller (Algorithm 1, lines 7–16) ----------------------------------------------
 
 // M-6: a fixed −0.2 per round (the main tables) or eq. (8) driven by the plateau flags.

@@ -106,6 +106,9 @@ struct TurnInfo {
   std::vector<PeerView> shown;         // what the agent was shown from its peers
   std::optional<double> temperature;   // overrides the agent's own
   bool logprobs = false;               // ask for token log-probabilities (prior signals, SVR-MAD §3)
+  // MACI: the behaviour dial and the evidence context (Annotations, for the simulator).
+  std::optional<double> contentiousness;
+  std::shared_ptr<const std::vector<EvidenceDocument>> evidence;
 };
 
 // A finished call: the reply and its parsed answer (after at most one re-ask).
@@ -195,9 +198,12 @@ class Debate {
   bool can_embed() const { return setup_.embedder.has_value(); }
   // Embeds `texts` (one call) and returns one vector per text. The call is recorded in the
   // transcript with role "embedding" (not an agent's turn, no communication), its tokens count
-  // against the budget, and `about` names whose texts they are. Throws DebateHalt on failure or
-  // when the budget is spent; calling it without an embedder is a programming error.
-  Async<std::vector<std::vector<double>>> embed(std::vector<std::string> texts, int round, std::string about);
+  // against the budget, and `about` names whose texts they are. `kind` is the request's
+  // annotated turn, which says to the simulator what the texts are ("embedding": replies;
+  // MACI's "embedding_query", "embedding_evidence"). Throws DebateHalt on failure or when the
+  // budget is spent; calling it without an embedder is a programming error.
+  Async<std::vector<std::vector<double>>> embed(std::vector<std::string> texts, int round, std::string about,
+                                                std::string kind = "embedding");
 
   // The judges of this debate: the experiment's `judges:`, else one agent of its own — the
   // first pool agent the protocol has not seated, else an instance of the pool's first agent

@@ -10,7 +10,9 @@
 
 #include "core/hash.h"
 #include "llm/simulator_embedding.h"
+#include "llm/simulator_argument.h"
 #include "llm/simulator_judge.h"
+#include "llm/simulator_maci.h"
 #include "llm/simulator_model.h"
 #include "llm/simulator_params.h"
 #include "llm/simulator_reply.h"
@@ -64,6 +66,13 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     Rng text_rng(HashBuilder().add(stream_seed(params, note, temperature, "text")).add(note.turn).value());
     response.text = write_self_critique(params, profile, note, task, critique, malformed, text_rng);
     confidence = critique.final.confidence;
+  } else if (is_maci_turn(note)) {
+    // MACI's debaters; a re-ask ("<kind>_reask") is never malformed again.
+    Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
+    const bool malformed = !note.turn.ends_with("_reask") && format_rng.uniform() < params.format_error_rate;
+    const MaciReply maci = write_maci_reply(params, profile, request, temperature, *latents, malformed);
+    response.text = maci.text;
+    confidence = maci.confidence;
   } else if (is_judge_turn(note.turn)) {
     // A judge's verdict; a re-ask ("<kind>_reask") is never malformed again.
     const TaskLatents& task = *latents;
@@ -163,7 +172,7 @@ class SimulatorClient final : public LlmClient {
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
     EmbeddingResponse response;
     for (const auto& text : request.inputs) {
-      response.vectors.push_back(sim::simulate_embedding(request.note.task.get(), text));
+      response.vectors.push_back(embedding_of(request.note, text));
       response.usage.prompt_tokens += estimate_tokens(text);
     }
     co_await pause();
@@ -175,6 +184,16 @@ class SimulatorClient final : public LlmClient {
   bool simulated() const override { return true; }
 
  private:
+  // MACI's question and evidence embeddings carry the task's topic (simulator_embedding.h).
+  std::vector<double> embedding_of(const Annotations& note, const std::string& text) {
+    if (note.task && note.turn == "embedding_query") return sim::simulate_evidence_embedding(*note.task, 1.0, text);
+    if (note.task && note.turn == "embedding_evidence") {
+      const double relevance = sim::evidence_relevance(*note.task, latents_of(*note.task), text);
+      return sim::simulate_evidence_embedding(*note.task, relevance, text);
+    }
+    return sim::simulate_embedding(note.task.get(), text);
+  }
+
   ChatResponse simulate(const ChatRequest& request) {
     if (!request.note.task) return sim::simulate_reply(*params_, profile_, request);
     return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task));

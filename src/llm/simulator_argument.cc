@@ -11,6 +11,10 @@ constexpr double kQualityBase = 1.0;        // q₀: σ(1) ≈ 0.73 on a task of
 constexpr double kQualityDifficulty = 2.0;  // q_d: harder tasks, weaker arguments
 constexpr double kAuthorSpread = 0.5;       // s_u
 constexpr double kArgumentSpread = 0.75;    // s_i
+constexpr double kQualityTruth = 0.75;
+// r₀ of eq. (20): a median document of an average task has r = σ(−0.5) ≈ 0.38, so that the
+// paper's gate τ_Q = 0.5 and bins (0.5, 0.7) separate documents rather than pass them all.
+constexpr double kRelevanceBase = -0.5;      // q_t: arguing for the gold lifts an argument's logit
 
 }  // namespace
 
@@ -24,9 +28,15 @@ double argument_quality(const ArgumentKey& argument, const TaskLatents& task) {
               .add(argument.round)
               .add(argument.index)
               .value());
-  const double logit = kQualityBase - kQualityDifficulty * (task.difficulty - 0.5) + kAuthorSpread * author.normal() +
+  const double logit = kQualityBase - kQualityDifficulty * (task.difficulty - 0.5) +
+                       kQualityTruth * static_cast<double>(argument.stance) + kAuthorSpread * author.normal() +
                        kArgumentSpread * own.normal();
   return logistic(logit);
+}
+
+double evidence_relevance(const Task& task, const TaskLatents& latents, std::string_view text) {
+  Rng rng(HashBuilder().add("evidence_relevance").add(task.id).add(text).value());
+  return logistic(kRelevanceBase - kQualityDifficulty * (latents.difficulty - 0.5) + rng.normal());
 }
 
 }  // namespace parley::sim

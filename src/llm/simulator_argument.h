@@ -18,10 +18,19 @@ struct ArgumentKey {
   std::string_view agent;
   int round = 0;
   int index = 0;
+  // The author's position when it made the argument: +1 when its favoured answer was the gold,
+  // −1 when another, 0 when not known (PeerView::answer empty).
+  int stance = 0;
 };
 
-// q in (0, 1), eq. (18): σ(q₀ − q_d·(d − ½) + s_u·z_u + s_i·z_i), z_u ~ N(0, 1) per (seed, task,
-// agent) — an author's standing on the task — and z_i ~ N(0, 1) per argument.
+// q in (0, 1), eq. (18): σ(q₀ − q_d·(d − ½) + q_t·stance + s_u·z_u + s_i·z_i), z_u ~ N(0, 1) per
+// (seed, task, agent) — an author's standing on the task — and z_i ~ N(0, 1) per argument: the
+// truth is easier to argue well for.
 double argument_quality(const ArgumentKey& argument, const TaskLatents& task);
+
+// r in (0, 1), eq. (20): how relevant an evidence text is to the task, σ(−0.5 − 2·(d − ½) + z_e),
+// z_e ~ N(0, 1) per (task, text). The embedding of the text (simulate_evidence_embedding) has
+// cosine ≈ r with the task's question, and the simulated agents cite by it.
+double evidence_relevance(const Task& task, const TaskLatents& latents, std::string_view text);
 
 }  // namespace parley::sim

@@ -1,6 +1,7 @@
 // Simulated embeddings: a reply's meaning is mostly its conclusion, a little its wording.
 #include "llm/simulator_embedding.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -73,6 +74,22 @@ std::vector<double> simulate_embedding(const Task* task, std::string_view text) 
     wording[i] = kEmbeddingAnswerWeight * conclusion[i] + rest * wording[i];
   normalise(wording);
   return wording;
+}
+
+std::vector<double> simulate_evidence_embedding(const Task& task, double relevance, std::string_view text) {
+  const double r = std::clamp(relevance, 0.0, 1.0);
+  const std::vector<double> topic = direction("topic:" + task.id);
+  // What a text shares besides the question's topic: mostly the domain common to the task's
+  // evidence (so that averaging many documents does not cancel it, as real embeddings of one
+  // field do not), a little its own conclusion and wording.
+  const std::vector<double> domain = direction("domain:" + task.id);
+  std::vector<double> v = simulate_embedding(&task, text);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = kEvidenceDomainWeight * domain[i] + kEvidenceOwnWeight * v[i];
+  normalise(v);
+  const double rest = std::sqrt(1.0 - r * r);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = r * topic[i] + rest * v[i];
+  normalise(v);
+  return v;
 }
 
 }  // namespace parley::sim

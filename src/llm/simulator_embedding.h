@@ -20,4 +20,13 @@ inline constexpr double kEmbeddingAnswerWeight = 0.9;
 // Without a task the embedding is the bag of words alone.
 std::vector<double> simulate_embedding(const Task* task, std::string_view text);
 
+// MACI's evidence and question embeddings (turns "embedding_evidence", "embedding_query"):
+// r·u + √(1 − r²)·w, with u a direction of the task's own (its topic), r the text's relevance
+// (1 for the question), and w the unit vector along 0.8·c + 0.6·simulate_embedding(task, text),
+// c a second direction of the task (its domain, shared by all its evidence): a document's
+// cosine with the question is about r, and the mean of many documents keeps the domain part.
+inline constexpr double kEvidenceDomainWeight = 0.8;
+inline constexpr double kEvidenceOwnWeight = 0.6;
+std::vector<double> simulate_evidence_embedding(const Task& task, double relevance, std::string_view text);
+
 }  // namespace parley::sim

@@ -98,7 +98,8 @@ std::string write_crit_reply(std::string_view model, const Annotations& note, co
   if (note.shown.empty() || !note.shown[0].argument || !note.task) return "There is nothing to judge.";
   if (format_error) return "The argument reads as fairly convincing; I would rate it well on all three criteria.";
   const PeerView& shown = note.shown[0];
-  const ArgumentKey key{note.seed, note.task->id, shown.agent, shown.argument->round, shown.argument->index};
+  const int stance = shown.answer.empty() ? 0 : matches_gold(*note.task, shown.answer) ? 1 : -1;
+  const ArgumentKey key{note.seed, note.task->id, shown.agent, shown.argument->round, shown.argument->index, stance};
   const double quality = argument_quality(key, task);
   const double bias = crit_family_bias(model);
   const char* const criteria[] = {"evidence", "logic", "relevance"};

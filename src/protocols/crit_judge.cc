@@ -86,7 +86,8 @@ Async<CritCall> consult(Debate& debate, const Agent& judge, const JudgedArgument
   key.add("crit").add(debate.seed()).add(debate.task().id).add(judge.name).add(round.round);
   key.add(argument.agent).add(argument.index).add(argument.claim);
   info.sample = static_cast<int>(key.value() & 0x7fffffff);
-  info.shown.push_back(PeerView{argument.agent, "", std::nullopt, "Argument", ArgumentRef{round.round, argument.index}});
+  info.shown.push_back(
+      PeerView{argument.agent, argument.position, std::nullopt, "Argument", ArgumentRef{round.round, argument.index}});
   const std::string shown = argument_block(argument, round.agents, settings.mask_identities);
   std::vector<ChatMessage> messages{ChatMessage{"user", crit_prompt(debate.task(), shown, schema)}};
   auto verdict = co_await ask_verdict(debate, judge, std::move(messages), std::move(info), schema, settings.reasks);

@@ -251,6 +251,8 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
   if (turn != info.turn) request.note.repeats = info.turn;  // a re-ask states the turn it repeats
   request.note.sample = info.sample;
   request.note.shown = info.shown;
+  request.note.contentiousness = info.contentiousness;
+  request.note.evidence = info.evidence;
   for (const auto& [name, latest] : latest_) {
     if (name == agent.name) request.note.own_previous = latest.value;
   }
@@ -331,7 +333,8 @@ Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessa
   co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result));
 }
 
-Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about) {
+Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about,
+                                                      std::string kind) {
   const Embedder& embedder = setup_.embedder.value();
   std::int64_t reservation = 0;
   if (budget_remaining_) {
@@ -350,7 +353,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   request.note.seed = setup_.seed;
   request.note.agent = embedder.name;
   request.note.round = round;
-  request.note.turn = "embedding";
+  request.note.turn = std::move(kind);
   const std::size_t inputs = request.inputs.size();
 
   const std::size_t slot = transcript_.messages.size();

@@ -150,11 +150,13 @@ std::string fresh_problem(const simulated::Exchange& call, const simulated::Exch
 
 std::optional<Conversation> conversation_of(const Annotations& note) {
   const std::string role = role_of(note);
-  if (role == "answer" || role == "revise" || role == "sample") return Conversation::kDebater;
+  if (role == "answer" || role == "revise" || role == "sample" || role == "maci_belief" || role == "maci_argue")
+    return Conversation::kDebater;
   if (role == "affirmative" || role == "negative") return Conversation::kMadDebater;
   if (role == "judge_mad" || role == "judge_final") return Conversation::kMadJudge;
   if (role == "self_critique") return Conversation::kSelfCritique;
-  if (role == "judge_score" || role == "judge_rubric" || role == "judge_compare" || role == "judge_rank")
+  if (role == "judge_score" || role == "judge_rubric" || role == "judge_compare" || role == "judge_rank" ||
+      role == "judge_crit")
     return Conversation::kDraftJudge;
   if (role == "summary") return Conversation::kGroupSummary;
   return std::nullopt;

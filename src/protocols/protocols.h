@@ -20,5 +20,6 @@ ProtocolInfo imad_protocol();              // imad.cc
 ProtocolInfo svr_mad_protocol();           // svr_mad.cc
 ProtocolInfo sid_et_protocol();            // sid_et.cc
 ProtocolInfo s2_mad_protocol();            // s2_mad.cc
+ProtocolInfo maci_protocol();             // maci.cc
 
 }  // namespace parley

@@ -21,6 +21,7 @@ const std::vector<ProtocolInfo>& protocol_registry() {
       svr_mad_protocol(),
       sid_et_protocol(),
       s2_mad_protocol(),
+      maci_protocol(),
   };
   return registry;
 }

@@ -1,0 +1,27 @@
+#pragma once
+// MACI's simulated debaters (docs/simulator.md, "MACI agents"): turns "maci_belief" (round 0,
+// the single-pass belief) and "maci_argue" (rounds 1..), and their re-asks. The reply is the
+// JSON object MACI asks for: a belief over the task's answers, arguments citing the evidence of
+// the context, an acquisition plan. The belief starts from the agent's initial decision
+// (simulator_model.h) and moves with the contentiousness CL and the opponents' admitted
+// arguments. Pure functions of the request.
+
+#include <string>
+
+#include "llm/simulator_model.h"
+#include "parley/chat.h"
+
+namespace parley::sim {
+
+bool is_maci_turn(const Annotations& note);
+
+struct MaciReply {
+  std::string text;
+  double confidence = 0.5;  // the top answer's probability (for log-probabilities)
+};
+
+// `malformed`: prose without the JSON object (a first reply only; exercises re-asks).
+MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
+                           double temperature, const TaskLatents& task, bool malformed);
+
+}  // namespace parley::sim

@@ -1,0 +1,693 @@
+// maci: MACI (Chang & Chang, "Multi-Agent Collaborative Intelligence: Dual-Dial Control for
+// Reliable LLM Reasoning"), Algorithm 1. Before round 1 (§3.4, App. F): evidence is retrieved,
+// every agent gives a single-pass belief, and (Q_0, D_JS,0) set the behaviour dial CL^(1). Each
+// round the agents argue at CL^(t) and state their distributions; the CRIT panel rates every
+// argument; the moderator (parley/maci.h) admits arguments through the dual gate, weighs the
+// agents by reliability, measures the round and moves the dials, until eq. (10) or another stop.
+// The output is the final mixture p^(t) (its argmax the answer), the curated record ψ and an
+// acquisition plan. Choices the paper leaves open: docs/protocols.md ("maci").
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "parley/evidence.h"
+#include "parley/judge.h"
+#include "parley/maci.h"
+#include "protocols/maci_reply.h"
+#include "protocols/prompts.h"
+#include "protocols/protocols.h"
+
+namespace parley {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Settings {
+  int agents = 2;
+  maci::ControllerSettings controller;
+  maci::InitialBins bins;
+  std::optional<double> held_contentiousness;  // Table 3's "no schedule" ablations
+  std::optional<maci::Dispersion> dispersion;  // none: by the task (W̃_1 on an ordered scale)
+  ContextBudget context;
+  std::size_t candidates = 100;                // BM25 candidates before the rerank
+};
+
+// ---- Evidence (App. B.2, F.2) --------------------------------------------------------------
+
+// E^(0): the documents in the agents' context, in context order, each with its φ embedding, and
+// the prototype θ (M-1 reading (a): the question's embedding).
+struct EvidenceContext {
+  std::shared_ptr<const std::vector<EvidenceDocument>> documents = std::make_shared<std::vector<EvidenceDocument>>();
+  std::vector<std::vector<double>> embeddings;
+  std::vector<double> prototype;
+  std::vector<SelectedEvidence> selected;
+  std::string encoder;  // the embedding model's name, or "lexical"
+
+  std::optional<std::size_t> find(const std::string& id) const {
+    for (std::size_t i = 0; i < documents->size(); ++i)
+      if ((*documents)[i].id == id) return i;
+    return std::nullopt;
+  }
+};
+
+// The candidates: the task's own documents (all of them, first), then the corpus's BM25 hits
+// for the query (a corpus document with the id of a task document is that document).
+std::vector<RetrievedDocument> candidates_for(const Task& task, const std::string& query, std::size_t limit,
+                                              std::vector<EvidenceDocument>& pool) {
+  std::vector<RetrievedDocument> candidates;
+  std::set<std::string> ids;
+  for (const EvidenceDocument& doc : task.documents) {
+    if (!ids.insert(doc.id).second) continue;
+    candidates.push_back({pool.size(), 0.0});
+    pool.push_back(doc);
+  }
+  if (task.evidence) {
+    auto hits = task.evidence->search(query, limit);
+    if (!hits) throw DebateHalt{DebateStatus::kFailed, "evidence retrieval: " + hits.error().message};
+    for (const RetrievedDocument& hit : hits.value()) {
+      const EvidenceDocument& doc = task.evidence->documents().at(hit.index);
+      if (!ids.insert(doc.id).second) continue;
+      candidates.push_back({pool.size(), hit.bm25});
+      pool.push_back(doc);
+    }
+  }
+  return candidates;
+}
+
+Async<EvidenceContext> gather_evidence(Debate& debate, const Settings& settings, const std::string& query) {
+  std::vector<EvidenceDocument> pool;
+  const std::vector<RetrievedDocument> candidates = candidates_for(debate.task(), query, settings.candidates, pool);
+  EvidenceContext context;
+  std::vector<std::vector<double>> pool_embeddings;
+  if (debate.can_embed()) {
+    context.encoder = "model";
+    // (Named arguments, not literals or a braced list: GCC 12 cannot keep an array in a coroutine frame.)
+    std::vector<std::string> query_text(1, query);
+    std::vector<std::vector<double>> theta = co_await debate.embed(
+        std::move(query_text), 0, std::string("the question (θ, the retrieval query)"), std::string("embedding_query"));
+    context.prototype = std::move(theta.at(0));
+    if (!candidates.empty()) {
+      std::vector<std::string> texts;
+      for (const auto& doc : pool) texts.push_back(doc.text);
+      pool_embeddings = co_await debate.embed(std::move(texts), 0, fmt::format("{} evidence candidates", pool.size()),
+                                              std::string("embedding_evidence"));
+      auto reranked = rerank_within_budget(candidates, pool, context.prototype, pool_embeddings, settings.context);
+      if (!reranked) throw DebateHalt{DebateStatus::kFailed, "evidence rerank: " + reranked.error().message};
+      context.selected = std::move(reranked.value());
+    }
+  } else {
+    context.encoder = "lexical";
+    context.prototype = lexical_embedding(query);
+    context.selected = select_within_budget(candidates, pool, settings.context);
+  }
+  auto documents = std::make_shared<std::vector<EvidenceDocument>>();
+  for (const SelectedEvidence& chosen : context.selected) {
+    documents->push_back(pool[chosen.index]);
+    context.embeddings.push_back(pool_embeddings.empty() ? lexical_embedding(pool[chosen.index].text)
+                                                         : pool_embeddings[chosen.index]);
+  }
+  context.documents = std::move(documents);
+  co_return context;
+}
+
+// ---- Prompts -------------------------------------------------------------------------------
+
+// App. Table 15's levels as instructions (the paper's templates are unpublished; M-6): CL is
+// described by the nearest level, ties going to the more contentious one.
+std::string behaviour_instruction(double contentiousness) {
+  static const std::pair<double, const char*> kLevels[] = {
+      {0.9,
+       "Be highly confrontational: challenge your opponent's hypotheses directly and often, and stress the risks, "
+       "failure modes and findings they cannot explain (\"this cannot be accepted\", \"unacceptable risk\")."},
+      {0.7,
+       "Stay confrontational but open to counter-evidence: accept a point only under strict conditions and say "
+       "which concerns remain (\"serious concerns remain\", \"requires stronger evidence\")."},
+      {0.5,
+       "Be balanced and dialectical: weigh the evidence for and against each hypothesis symmetrically and look "
+       "for the findings that would discriminate between them (\"on the one hand / on the other hand\")."},
+      {0.3,
+       "Be moderately agreeable while keeping your skepticism: support well-evidenced points with caveats, and "
+       "stress verification and scope (\"promising if\", \"contingent on\")."},
+      {0.1,
+       "Be cooperative and consolidating: build on the decisive evidence, synthesise the agreed points and "
+       "converge on a final justification (\"converge on\", \"final justification\")."},
+  };
+  const auto* best = &kLevels[0];
+  for (const auto& level : kLevels)
+    if (std::fabs(level.first - contentiousness) < std::fabs(best->first - contentiousness) - 1e-9) best = &level;
+  return best->second;
+}
+
+std::string belief_instruction(const Task& task) {
+  if (task.answer_type == AnswerType::kChoice) return "a probability distribution over the option letters";
+  if (task.labels && task.labels->ordered()) {
+    std::string scale;
+    for (const auto& label : task.labels->labels()) scale += (scale.empty() ? "" : ", ") + label;
+    return "a probability distribution over the scale " + scale;
+  }
+  return "a probability distribution over your candidate answers, named freely (\"other\" takes what you cannot "
+         "place)";
+}
+
+std::string evidence_block(const EvidenceContext& evidence) {
+  if (evidence.documents->empty()) return "Evidence: none was retrieved; cite nothing.";
+  std::string out = "Evidence (cite by the id in brackets):";
+  for (const auto& doc : *evidence.documents) out += "\n[" + doc.id + "] " + doc.text;
+  return out;
+}
+
+// The opening of every agent's conversation: what never changes first (the rules, the reply
+// form), then the question and its evidence, then round 0's request.
+std::string opening_prompt(const Task& task, const EvidenceContext& evidence, std::size_t agents) {
+  return fmt::format(
+      "You are one of {} agents in a moderated debate on the question below. Each round a moderator tells you how "
+      "contentious to be, and admits into the debate record only the arguments whose cited evidence is relevant "
+      "and which independent judges rate well. Argue in claim-justification pairs, each citing the evidence it "
+      "rests on by id (cite only ids listed below), and state your belief as {}. {}\n\nQuestion:\n{}\n\n{}\n\n"
+      "Round 0: give your own assessment, before seeing anyone else's.",
+      agents, belief_instruction(task), maci::reply_format(), question_with_options(task), evidence_block(evidence));
+}
+
+std::string render_reply(const maci::Reply& reply, const maci::OutcomeSpace& space) {
+  std::vector<std::size_t> order(reply.belief.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reply.belief[a] > reply.belief[b]; });
+  std::string out = "distribution:";
+  for (std::size_t i : order)
+    if (reply.belief[i] > 0.0) out += fmt::format(" {} {:.2f};", space.name(i), reply.belief[i]);
+  for (const auto& argument : reply.arguments) {
+    out += "\n- " + argument.claim + " (" + argument.justification + ")";
+    if (!argument.evidence.empty()) {
+      out += " [";
+      for (std::size_t i = 0; i < argument.evidence.size(); ++i) out += (i ? ", " : "") + argument.evidence[i];
+      out += "]";
+    }
+  }
+  return out;
+}
+
+// ---- The debate ----------------------------------------------------------------------------
+
+struct Debater {
+  Agent agent;
+  std::vector<ChatMessage> history;
+  std::optional<maci::Reply> latest;  // its latest valid reply
+  std::string position;               // the named outcome its latest belief favours ("" = none)
+};
+
+// The named outcome (not "other") with the most mass; ties to the first. "" when none has any.
+std::string favoured(const maci::Distribution& belief, const maci::OutcomeSpace& space) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i + 1 < belief.size(); ++i)
+    if (belief[i] > 0.0 && (!best || belief[i] > belief[*best])) best = i;
+  return best ? space.name(*best) : std::string();
+}
+
+Json ranked(const maci::Distribution& p, const maci::OutcomeSpace& space) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] > 0.0) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+  Json out = Json::array();
+  for (std::size_t i : order) out.push_back({{"label", space.name(i)}, {"probability", p[i]}});
+  return out;
+}
+
+Json optional_number(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
+
+// An admitted argument of ψ.
+struct RecordEntry {
+  int round = 0;
+  std::string agent;
+  std::string position;  // what its author favoured when making it
+  int index = 0;         // its place among the author's arguments of the round
+  maci::Argument argument;
+  double evidence_score = 0.0;
+  double crit = 0.0;
+};
+
+class Maci final : public Protocol {
+ public:
+  explicit Maci(Settings settings) : settings_(std::move(settings)) {}
+
+  Async<std::optional<std::string>> run(Debate& debate) const override {
+    const Task& task = debate.task();
+    auto space_or = maci::OutcomeSpace::of(task);
+    if (!space_or) throw DebateHalt{DebateStatus::kFailed, "maci: " + space_or.error().message};
+    const maci::OutcomeSpace space = std::move(space_or.value());
+    const std::string query = question_with_options(task);
+
+    // Pre-debate (§3.4): retrieval, Q_0, single-pass beliefs, D_JS,0, CL^(1).
+    const EvidenceContext evidence = co_await gather_evidence(debate, settings_, query);
+    std::vector<Debater> debaters;
+    for (Agent& agent : debate.agents(static_cast<std::size_t>(settings_.agents))) {
+      Debater d;
+      d.agent = std::move(agent);
+      d.history.push_back({"user", opening_prompt(task, evidence, static_cast<std::size_t>(settings_.agents))});
+      debaters.push_back(std::move(d));
+    }
+    co_await ask_round(debate, 0, std::nullopt, debaters, space, evidence);
+    maci::InitialState initial;
+    for (const Debater& d : debaters) initial.beliefs.push_back(belief_of(d, space));
+    initial.evidence_quality = maci::evidence_quality(evidence.embeddings, evidence.prototype);
+    initial.prototype = evidence.prototype;
+    maci::ControllerSettings controller_settings = settings_.controller;
+    controller_settings.dispersion = settings_.dispersion.value_or(
+        task.labels && task.labels->ordered() ? maci::Dispersion::kWasserstein : maci::Dispersion::kJensenShannon);
+    maci::Controller controller(controller_settings, initial, settings_.bins);
+    if (settings_.held_contentiousness)
+      controller.set_dials(*settings_.held_contentiousness, controller.quality_gate(), controller.crit_gate());
+    record_start(debate, evidence, initial, controller, debaters, space);
+
+    std::vector<RecordEntry> record;        // ψ
+    std::vector<RecordEntry> admitted_last;  // what the last round added to ψ
+    maci::StopReason stop = maci::StopReason::kNone;
+    while (stop == maci::StopReason::kNone) {
+      const int round = controller.next_round();
+      const Dials dials{controller.contentiousness(), controller.quality_gate(), controller.crit_gate()};
+      const std::vector<Debater> before = debaters;  // each agent sees its opponents' previous replies
+      for (std::size_t u = 0; u < debaters.size(); ++u)
+        debaters[u].history.push_back({"user", round_prompt(round, dials, admitted_last, before, u, space)});
+      const std::vector<bool> valid = co_await ask_round(debate, round, dials.contentiousness, debaters, space, evidence,
+                                                         &before, &admitted_last);
+
+      // The round's candidate arguments, judged (Alg. 1 line 7).
+      std::vector<JudgedArgument> judged;
+      maci::RoundInput input;
+      std::vector<std::vector<std::string>> unresolved;
+      for (std::size_t u = 0; u < debaters.size(); ++u) {
+        maci::AgentRound agent_round;
+        agent_round.belief = belief_of(debaters[u], space);
+        if (valid[u]) {
+          const maci::Reply& reply = *debaters[u].latest;
+          for (std::size_t i = 0; i < reply.arguments.size(); ++i) {
+            const maci::Argument& argument = reply.arguments[i];
+            JudgedArgument j{debaters[u].agent.name, argument.claim, argument.justification, {}, static_cast<int>(i),
+                             debaters[u].position};
+            maci::CandidateArgument candidate;
+            candidate.agent = u;
+            unresolved.emplace_back();
+            for (const std::string& id : argument.evidence) {
+              agent_round.cited.push_back(id);
+              const auto at = evidence.find(id);
+              if (!at) {
+                unresolved.back().push_back(id);
+                continue;
+              }
+              j.spans.push_back({id, (*evidence.documents)[*at].text});
+              candidate.spans.push_back({id, evidence.embeddings[*at]});
+            }
+            judged.push_back(std::move(j));
+            input.arguments.push_back(std::move(candidate));
+          }
+        }
+        input.agents.push_back(std::move(agent_round));
+      }
+      if (!judged.empty()) {
+        const std::vector<CritVerdict> verdicts = co_await Judge(debate).crit(judged, round);
+        for (std::size_t i = 0; i < verdicts.size(); ++i) input.arguments[i].judge_scores = verdicts[i].composites;
+      }
+      const maci::RoundRecord result = controller.observe(input);
+
+      admitted_last.clear();
+      for (std::size_t i = 0; i < result.arguments.size(); ++i) {
+        if (!result.arguments[i].admitted) continue;
+        const std::size_t u = input.arguments[i].agent;
+        const maci::Argument& argument = debaters[u].latest->arguments.at(static_cast<std::size_t>(judged[i].index));
+        admitted_last.push_back({round, debaters[u].agent.name, judged[i].position, judged[i].index, argument,
+                                 result.arguments[i].evidence_score.value_or(0.0), result.arguments[i].crit.value_or(0.0)});
+      }
+      record.insert(record.end(), admitted_last.begin(), admitted_last.end());
+      record_round(debate, result, judged, unresolved, debaters, valid, space);
+      stop = result.stop;
+    }
+    co_return finish(debate, controller, record, debaters, space, stop);
+  }
+
+ private:
+  struct Dials {
+    double contentiousness = 0.0;
+    double quality_gate = 0.0;
+    double crit_gate = 0.0;
+  };
+
+  static maci::Distribution belief_of(const Debater& d, const maci::OutcomeSpace& space) {
+    if (d.latest) return d.latest->belief;
+    // No valid reply yet: no information, every outcome alike (docs/protocols.md).
+    return maci::Distribution(space.size(), 1.0 / static_cast<double>(space.size()));
+  }
+
+  std::string round_prompt(int round, const Dials& dials, const std::vector<RecordEntry>& admitted_last,
+                           const std::vector<Debater>& before, std::size_t self, const maci::OutcomeSpace& space) const {
+    std::string out = fmt::format(
+        "Round {}. Contentiousness CL = {:.1f}. {}\nAn argument enters the debate record only if the evidence it "
+        "cites has quality of at least τ_Q = {:.2f} and the judges' score is at least τ_CRIT = {:.2f}.\n\n",
+        round, dials.contentiousness, behaviour_instruction(dials.contentiousness), dials.quality_gate,
+        dials.crit_gate);
+    if (round > 1) {
+      out += fmt::format("Admitted to the record in round {}:", round - 1);
+      if (admitted_last.empty()) out += " nothing.";
+      for (const RecordEntry& entry : admitted_last) {
+        out += "\n- (" + entry.agent + ") " + entry.argument.claim;
+        if (!entry.argument.evidence.empty()) {
+          out += " [";
+          for (std::size_t i = 0; i < entry.argument.evidence.size(); ++i)
+            out += (i ? ", " : "") + entry.argument.evidence[i];
+          out += "]";
+        }
+      }
+      out += "\n\n";
+    }
+    const bool one = before.size() == 2;
+    out += one ? "Your opponent's latest reply:" : "Your opponents' latest replies:";
+    for (std::size_t v = 0; v < before.size(); ++v) {
+      if (v == self) continue;
+      out += "\n\n" + before[v].agent.name + ": ";
+      out += before[v].latest ? render_reply(*before[v].latest, space) : std::string("(no valid reply)");
+    }
+    out += fmt::format(
+        "\n\nCounter-argue {} position and strengthen your own arguments at this contentiousness, then update your "
+        "distribution. Reply with the JSON object as before.",
+        one ? "your opponent's" : "your opponents'");
+    return out;
+  }
+
+  // Every debater's turn of `round`, in parallel; returns which replies were valid. A valid reply
+  // becomes the debater's latest; an invalid one (after re-asks) leaves its previous belief.
+  Async<std::vector<bool>> ask_round(Debate& debate, int round, std::optional<double> contentiousness,
+                                     std::vector<Debater>& debaters, const maci::OutcomeSpace& space,
+                                     const EvidenceContext& evidence, const std::vector<Debater>* before = nullptr,
+                                     const std::vector<RecordEntry>* admitted = nullptr) const {
+    std::vector<Async<StructuredReply>> calls;
+    for (std::size_t u = 0; u < debaters.size(); ++u) {
+      TurnInfo info;
+      info.round = round;
+      info.turn = round == 0 ? "maci_belief" : "maci_argue";
+      info.contentiousness = contentiousness;
+      info.evidence = evidence.documents;
+      if (before != nullptr) {
+        for (std::size_t v = 0; v < before->size(); ++v) {
+          if (v == u || !(*before)[v].latest) continue;
+          const maci::Reply& peer = *(*before)[v].latest;
+          const std::string top = (*before)[v].position;
+          const auto at = top.empty() ? space.other() : space.index_of(top);
+          info.shown.push_back(PeerView{(*before)[v].agent.name, top, top.empty() ? std::nullopt : std::optional(peer.belief[at]),
+                                        "", std::nullopt});
+        }
+        // The arguments the last round admitted, as references the simulator can score.
+        for (const RecordEntry& entry : *admitted)
+          if (entry.agent != debaters[u].agent.name)
+            info.shown.push_back(
+                PeerView{entry.agent, entry.position, std::nullopt, "admitted", ArgumentRef{entry.round, entry.index}});
+      }
+      StructuredAsk ask;
+      ask.check = [&space](std::string_view reply) {
+        auto read = maci::read_reply(reply, space);
+        return read ? std::string() : read.error().message;
+      };
+      ask.format_reminder = maci::reply_format();
+      ask.answer = [&space](std::string_view reply) {
+        Answer answer;
+        auto read = maci::read_reply(reply, space);
+        if (!read) return answer;
+        const maci::Distribution& p = read.value().belief;
+        const std::string top = favoured(p, space);
+        if (!top.empty()) {
+          answer.value = top;
+          answer.confidence = p[space.index_of(top)];
+        }
+        for (std::size_t i = 0; i < p.size(); ++i)
+          if (p[i] > 0.0) answer.beliefs.push_back({space.name(i), p[i]});
+        return answer;
+      };
+      calls.push_back(debate.ask_structured(debaters[u].agent, debaters[u].history, std::move(info), std::move(ask)));
+    }
+    const std::vector<StructuredReply> replies = co_await when_all(std::move(calls));
+    std::vector<bool> valid(debaters.size(), false);
+    for (std::size_t u = 0; u < debaters.size(); ++u) {
+      debaters[u].history.push_back({"assistant", replies[u].text});
+      if (!replies[u].valid()) continue;
+      debaters[u].latest = maci::read_reply(replies[u].text, space).value();
+      debaters[u].position = favoured(debaters[u].latest->belief, space);
+      valid[u] = true;
+    }
+    co_return valid;
+  }
+
+  void record_start(Debate& debate, const EvidenceContext& evidence, const maci::InitialState& initial,
+                    const maci::Controller& controller, const std::vector<Debater>& debaters,
+                    const maci::OutcomeSpace& space) const {
+    Json documents = Json::array();
+    for (std::size_t i = 0; i < evidence.selected.size(); ++i) {
+      const SelectedEvidence& s = evidence.selected[i];
+      documents.push_back({{"id", (*evidence.documents)[i].id},
+                           {"bm25", s.bm25},
+                           {"similarity", optional_number(s.similarity)},
+                           {"tokens", s.tokens}});
+    }
+    Json agents = Json::array();
+    for (std::size_t u = 0; u < debaters.size(); ++u)
+      agents.push_back({{"agent", debaters[u].agent.name},
+                        {"valid", debaters[u].latest.has_value()},
+                        {"distribution", ranked(initial.beliefs[u], space)}});
+    debate.event(0, "maci_start",
+                 Json{{"encoder", evidence.encoder},
+                      {"evidence", documents},
+                      {"evidence_quality", optional_number(initial.evidence_quality)},
+                      {"disagreement", controller.initial_disagreement()},
+                      {"contentiousness", controller.contentiousness()},
+                      {"quality_gate", controller.quality_gate()},
+                      {"crit_gate", controller.crit_gate()},
+                      {"held", settings_.held_contentiousness.has_value()},
+                      {"agents", agents}}
+                     .dump());
+  }
+
+  void record_round(Debate& debate, const maci::RoundRecord& r, const std::vector<JudgedArgument>& judged,
+                    const std::vector<std::vector<std::string>>& unresolved, const std::vector<Debater>& debaters,
+                    const std::vector<bool>& valid, const maci::OutcomeSpace& space) const {
+    Json arguments = Json::array();
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+      Json cited = Json::array();
+      for (const auto& span : judged[i].spans) cited.push_back(span.id);
+      arguments.push_back({{"agent", judged[i].agent},
+                           {"index", judged[i].index},
+                           {"claim", judged[i].claim},
+                           {"cited", cited},
+                           {"unresolved", unresolved[i]},
+                           {"evidence_score", optional_number(r.arguments[i].evidence_score)},
+                           {"crit", optional_number(r.arguments[i].crit)},
+                           {"admitted", r.arguments[i].admitted}});
+    }
+    Json agents = Json::array();
+    for (std::size_t u = 0; u < debaters.size(); ++u)
+      agents.push_back({{"agent", debaters[u].agent.name},
+                        {"valid", static_cast<bool>(valid[u])},
+                        {"favours", debaters[u].position},
+                        {"reliability", r.reliability[u]},
+                        {"weight", r.weights[u]}});
+    debate.event(r.round, "maci_round",
+                 Json{{"contentiousness", r.contentiousness},
+                      {"quality_gate", r.quality_gate},
+                      {"crit_gate", r.crit_gate},
+                      {"evidence_quality", optional_number(r.evidence_quality)},
+                      {"disagreement", r.disagreement},
+                      {"dispersion", r.dispersion},
+                      {"overlap", r.overlap},
+                      {"crit_mean", optional_number(r.crit_mean)},
+                      {"crit_variance", optional_number(r.crit_variance)},
+                      {"information_gain", r.information_gain},
+                      {"information_ratio", r.information_ratio},
+                      {"dispersion_ratio", r.dispersion_ratio},
+                      {"information_plateau", r.information_plateau},
+                      {"dispersion_plateau", r.dispersion_plateau},
+                      {"update_rejected", r.update_rejected},
+                      {"next_contentiousness", r.next_contentiousness},
+                      {"next_quality_gate", r.next_quality_gate},
+                      {"next_crit_gate", r.next_crit_gate},
+                      {"stop", maci::stop_reason_name(r.stop)},
+                      {"mixture", ranked(r.mixture, space)},
+                      {"agents", agents},
+                      {"arguments", arguments}}
+                     .dump());
+  }
+
+  // The final distribution, ψ and the acquisition plan (docs/protocols.md, "maci").
+  std::optional<std::string> finish(Debate& debate, const maci::Controller& controller,
+                                    const std::vector<RecordEntry>& record, const std::vector<Debater>& debaters,
+                                    const maci::OutcomeSpace& space, maci::StopReason stop) const {
+    const maci::Distribution& p = controller.mixture();
+    const std::string prediction = favoured(p, space);
+    Json psi = Json::array();
+    for (const RecordEntry& entry : record)
+      psi.push_back({{"round", entry.round},
+                     {"agent", entry.agent},
+                     {"claim", entry.argument.claim},
+                     {"justification", entry.argument.justification},
+                     {"evidence", entry.argument.evidence},
+                     {"evidence_score", entry.evidence_score},
+                     {"crit", entry.crit}});
+    debate.event(controller.history().empty() ? 0 : controller.history().back().round, "maci_final",
+                 Json{{"stop", maci::stop_reason_name(stop)},
+                      {"rounds", controller.history().size()},
+                      {"prediction", prediction},
+                      {"distribution", ranked(p, space)},
+                      {"record", psi},
+                      {"acquisition_plan", acquisition_plan(p, debaters, space)}}
+                     .dump());
+    if (prediction.empty()) return std::nullopt;
+    return prediction;
+  }
+
+  // The plan: the tests that best separate the leading hypotheses, ranked by expected entropy
+  // reduction of p (maci::pairwise_test_entropy_reduction), each with a retrieval query; then the
+  // agents' own proposals from their last valid replies, merged.
+  static Json acquisition_plan(const maci::Distribution& p, const std::vector<Debater>& debaters,
+                               const maci::OutcomeSpace& space) {
+    std::vector<std::size_t> leading;
+    for (std::size_t i = 0; i + 1 < p.size(); ++i)
+      if (p[i] > 0.0) leading.push_back(i);
+    std::stable_sort(leading.begin(), leading.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+    if (leading.size() > kPlanHypotheses) leading.resize(kPlanHypotheses);
+    struct Test {
+      std::size_t first, second;
+      double reduction;
+    };
+    std::vector<Test> tests;
+    for (std::size_t a = 0; a < leading.size(); ++a)
+      for (std::size_t b = a + 1; b < leading.size(); ++b)
+        tests.push_back({leading[a], leading[b], maci::pairwise_test_entropy_reduction(p, leading[a], leading[b])});
+    std::stable_sort(tests.begin(), tests.end(), [](const Test& x, const Test& y) { return x.reduction > y.reduction; });
+    Json discriminate = Json::array();
+    for (const Test& t : tests)
+      discriminate.push_back({{"between", {space.name(t.first), space.name(t.second)}},
+                              {"expected_entropy_reduction_bits", t.reduction},
+                              {"retrieval_query", space.name(t.first) + " vs " + space.name(t.second) + " differential"}});
+    Json proposed = Json::array();
+    std::map<std::string, std::size_t> seen;  // "kind\ntext" lower-cased → its entry
+    for (const Debater& d : debaters) {
+      if (!d.latest) continue;
+      for (const maci::PlanItem& item : d.latest->plan) {
+        std::string key = item.kind + "\n" + item.text;
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+        auto [at, fresh] = seen.try_emplace(key, proposed.size());
+        if (fresh) proposed.push_back({{"kind", item.kind}, {"item", item.text}, {"proposed_by", Json::array()}});
+        proposed[at->second]["proposed_by"].push_back(d.agent.name);
+      }
+    }
+    Json hypotheses = Json::array();
+    for (std::size_t i : leading) hypotheses.push_back({{"label", space.name(i)}, {"probability", p[i]}});
+    return Json{{"hypotheses", hypotheses}, {"discriminating_tests", discriminate}, {"proposed", proposed}};
+  }
+
+  static constexpr std::size_t kPlanHypotheses = 3;
+  Settings settings_;
+};
+
+std::string one_of(const ParamValue& value, std::initializer_list<const char*> names) {
+  const auto* text = std::get_if<std::string>(&value);
+  if (text == nullptr) return "must be a string";
+  std::string known;
+  for (const char* name : names) {
+    if (*text == name) return "";
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  return "must be one of " + known;
+}
+
+std::vector<ParamSpec> maci_params() {
+  const maci::ControllerSettings d;
+  const maci::InitialBins bins;
+  const ContextBudget context;
+  return {
+      {"agents", ParamKind::kInt, std::int64_t{2}, 2, 8, "debaters (the paper: 2; more use the generalised D_JS, M-16)"},
+      {"max_rounds", ParamKind::kInt, std::int64_t{d.max_rounds}, 1, 50, "round cap T_max (the paper gives none)"},
+      {"schedule", ParamKind::kString, std::string("fixed"), {}, {},
+       "CL schedule: fixed (−step per round, the main tables) or plateau (eq. 8)",
+       [](const ParamValue& v) { return one_of(v, {"fixed", "plateau"}); }},
+      {"fixed_step", ParamKind::kDouble, d.fixed_step, 0.0, 1.0, "CL decrement per round under the fixed schedule"},
+      {"plateau", ParamKind::kString, std::string("relative"), {}, {},
+       "plateau test: relative (eqs. 6–7) or absolute (App. D.5, eqs. 11–12)",
+       [](const ParamValue& v) { return one_of(v, {"relative", "absolute"}); }},
+      {"dispersion", ParamKind::kString, std::string("auto"), {}, {},
+       "D of the dispersion plateau: js, wasserstein (W̃_1), or auto (W̃_1 on an ordered label scale)",
+       [](const ParamValue& v) { return one_of(v, {"auto", "js", "wasserstein"}); }},
+      {"information_threshold", ParamKind::kDouble, d.relative_information_threshold, 0.0, 1.0,
+       "ε_I: plateau threshold on r_I (or ΔÎ under the absolute rule)"},
+      {"dispersion_threshold", ParamKind::kDouble, d.relative_dispersion_threshold, 0.0, 1.0,
+       "ε_D: plateau threshold on r_D (or |ΔD| under the absolute rule)"},
+      {"hold_contentiousness", ParamKind::kDouble, 0.0, 0.0, 1.0,
+       "ablation: CL held at this value throughout (Table 3: 0.9 high, 0.3 low); 0 = the schedule runs"},
+      {"quality_gate", ParamKind::kBool, true, {}, {}, "the Q gate (false: τ_Q ≡ −∞, Table 3's ablation)"},
+      {"uniform_weights", ParamKind::kBool, false, {}, {}, "ablation: ω = 1/m instead of reliability weights"},
+      {"monotone", ParamKind::kBool, false, {}, {}, "discard a round whose beliefs raise the dispersion (Lemma 1)"},
+      {"crit_compound", ParamKind::kBool, false, {}, {}, "also require App. E.7's CRIT stability to stop"},
+      {"stalemate_rounds", ParamKind::kInt, std::int64_t{d.stalemate_rounds}, 0, 50,
+       "stop after this many rounds with mean CRIT below τ_CRIT (0 = never)"},
+      {"gate_max", ParamKind::kDouble, d.gate_max, 0.0, 1.0, "τ_max of eq. (9) (not given in the paper)"},
+      {"quality_low", ParamKind::kDouble, bins.quality_low, 0.0, 1.0, "CL^(1) bins: Q_0 at or below this is low"},
+      {"quality_high", ParamKind::kDouble, bins.quality_high, 0.0, 1.0, "CL^(1) bins: Q_0 at or above this is high"},
+      {"disagreement_low", ParamKind::kDouble, bins.disagreement_low, 0.0, 1.0, "CL^(1) bins: D_JS,0 at or below this is low"},
+      {"disagreement_high", ParamKind::kDouble, bins.disagreement_high, 0.0, 1.0,
+       "CL^(1) bins: D_JS,0 at or above this is high"},
+      {"percentile_bins", ParamKind::kBool, false, {}, {},
+       "the bins are dev-run percentiles (P30/P70, strict comparisons, App. F) rather than App. B.1's absolute values"},
+      {"retrieve", ParamKind::kInt, static_cast<std::int64_t>(context.max_documents), 0, 1000, "k_ret: documents kept"},
+      {"context_tokens", ParamKind::kInt, context.max_tokens, 0, 1000000, "token budget of the evidence context"},
+      {"candidates", ParamKind::kInt, std::int64_t{100}, 1, 10000, "BM25 candidates before the rerank"},
+  };
+}
+
+Settings settings_from(const ProtocolParams& p) {
+  Settings s;
+  s.agents = static_cast<int>(p.integer("agents"));
+  maci::ControllerSettings& c = s.controller;
+  c.max_rounds = static_cast<int>(p.integer("max_rounds"));
+  c.schedule = p.text("schedule") == "plateau" ? maci::ContentiousnessSchedule::kPlateau
+                                               : maci::ContentiousnessSchedule::kFixed;
+  c.fixed_step = p.real("fixed_step");
+  c.plateau = p.text("plateau") == "absolute" ? maci::PlateauRule::kAbsolute : maci::PlateauRule::kRelative;
+  if (p.text("dispersion") == "js") s.dispersion = maci::Dispersion::kJensenShannon;
+  if (p.text("dispersion") == "wasserstein") s.dispersion = maci::Dispersion::kWasserstein;
+  c.relative_information_threshold = c.absolute_information_threshold = p.real("information_threshold");
+  c.relative_dispersion_threshold = c.absolute_dispersion_threshold = p.real("dispersion_threshold");
+  if (p.real("hold_contentiousness") > 0.0) {
+    s.held_contentiousness = p.real("hold_contentiousness");
+    c.hold_contentiousness = true;
+  }
+  c.quality_gate = p.flag("quality_gate");
+  c.uniform_weights = p.flag("uniform_weights");
+  c.monotone = p.flag("monotone");
+  c.crit_compound = p.flag("crit_compound");
+  c.stalemate_rounds = static_cast<int>(p.integer("stalemate_rounds"));
+  c.gate_max = p.real("gate_max");
+  s.bins = {p.real("quality_low"), p.real("quality_high"), p.real("disagreement_low"), p.real("disagreement_high"),
+            p.flag("percentile_bins")};
+  s.context.max_documents = static_cast<std::size_t>(p.integer("retrieve"));
+  s.context.max_tokens = p.integer("context_tokens");
+  s.candidates = static_cast<std::size_t>(p.integer("candidates"));
+  return s;
+}
+
+}  // namespace
+
+ProtocolInfo maci_protocol() {
+  ProtocolInfo info{
+      "maci",
+      "two agents argue under a moderator's dual dial (contentiousness; evidence and CRIT gates) until the "
+      "signals plateau; the reliability-weighted belief mixture answers",
+      "Chang & Chang, Multi-Agent Collaborative Intelligence: Dual-Dial Control for Reliable LLM Reasoning "
+      "(Algorithm 1; evidence via `dataset.evidence` or task documents, φ via `embeddings:` or the lexical encoder)",
+      maci_params(), [](const ProtocolParams& p) { return std::make_unique<Maci>(settings_from(p)); }};
+  info.uses_embeddings = true;
+  return info;
+}
+
+}  // namespace parley

@@ -1,0 +1,289 @@
+// The protocol `maci` on scripted replies (Algorithm 1's control flow: retrieval, the single-pass
+// beliefs and CL^(1), the prompts, admission at each gate, reliability weights, the stop, ψ and
+// the plan) and end to end on the simulator. Expected values are worked by hand (Python, in
+// the comments) from the paper's equations, not read from the controller.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "parley/simulator.h"
+#include "protocol_harness.h"
+
+namespace parley {
+namespace {
+
+using testing::Harness;
+using Json = nlohmann::json;
+
+// The largest-planet task with two documents of its own.
+std::shared_ptr<const Task> task_with_documents() {
+  auto task = std::make_shared<Task>(*testing::choice_task());
+  task->documents = {{"good", "Jupiter is the largest planet by radius."}, {"bad", "Venus has a thick atmosphere."}};
+  return task;
+}
+
+// φ: the question (θ) along x; "good" at cos 0.8 to it, "bad" at cos 0.19996.
+std::vector<double> scripted_embedding(const std::string& text) {
+  if (text.find("Which planet") != std::string::npos) return {1.0, 0.0, 0.0};
+  if (text.find("Jupiter is the largest") != std::string::npos) return {0.8, 0.6, 0.0};
+  if (text.find("Venus has") != std::string::npos) return {0.2, 0.0, 0.98};
+  return {0.0, 0.0, 1.0};
+}
+
+Json argument(const std::string& claim, std::vector<std::string> evidence) {
+  return {{"claim", claim}, {"justification", "Because."}, {"evidence", evidence}};
+}
+
+// a1 holds B at 0.8 with a supported and an unsupported argument; a2 starts at A 0.6 and moves to
+// B 0.7, arguing from the weak document and with an argument the judges rate low.
+std::string agent_reply(const ChatRequest& r) {
+  if (r.note.agent == "a1") {
+    return Json{{"arguments", {argument("Jupiter is largest", {"good"}), argument("Unsupported claim", {"nowhere"})}},
+                {"distribution", {{"B", 0.8}, {"A", 0.2}}},
+                {"acquisition_plan", {{"tests", {"Compare radii"}}}}}
+        .dump();
+  }
+  if (r.note.round == 0) return Json{{"arguments", {argument("Venus is bright", {"bad"})}}, {"distribution", {{"A", 0.6}, {"B", 0.4}}}}.dump();
+  return Json{{"arguments", {argument("Venus is bright", {"bad"}), argument("Mars is red", {"good"})}},
+              {"distribution", {{"B", 0.7}, {"A", 0.3}}},
+              {"acquisition_plan", {{"tests", {"compare radii"}}}}}
+      .dump();
+}
+
+std::string crit_reply(const ChatRequest& r) {
+  const double score = r.messages.back().content.str().find("Mars is red") != std::string::npos ? 0.1 : 0.9;
+  return Json{{"evidence", score}, {"logic", score}, {"relevance", score}}.dump();
+}
+
+struct MaciRun {
+  Harness h;
+  Transcript transcript;
+
+  explicit MaciRun(std::map<std::string, ParamValue> params = {{"max_rounds", std::int64_t{2}}},
+                   std::optional<std::int64_t> budget = std::nullopt)
+      : h([](const ChatRequest& r) { return r.note.turn.starts_with("judge") ? crit_reply(r) : agent_reply(r); }, 2, 3) {
+    h.task = task_with_documents();
+    h.client->embedding = [](const std::string& text) { return scripted_embedding(text); };
+    h.embedder = Embedder{"emb", h.client.get(), "e"};
+    transcript = h.run("maci", std::move(params), budget);
+  }
+
+  std::vector<Json> events(const std::string& kind) const {
+    std::vector<Json> out;
+    for (const auto& e : transcript.events)
+      if (e.kind == kind) out.push_back(Json::parse(e.detail));
+    return out;
+  }
+  std::vector<const ChatRequest*> requests(const std::string& agent, const std::string& turn) const {
+    std::vector<const ChatRequest*> out;
+    for (const auto& r : h.client->requests)
+      if (r.note.agent == agent && r.note.turn == turn) out.push_back(&r);
+    return out;
+  }
+};
+
+TEST(Maci, PreDebateRetrievesScoresTheEvidenceAndBinsTheFirstContentiousness) {
+  MaciRun run;
+  ASSERT_EQ(run.transcript.status, DebateStatus::kCompleted) << run.transcript.status_reason;
+  const auto start = run.events("maci_start");
+  ASSERT_EQ(start.size(), 1u);
+  // Q_0 = cos(mean of the unit vectors of "good" and "bad", θ) = 0.656515; D_JS,0 of
+  // (A .2, B .8) and (A .6, B .4) = 0.124511 bits (Python); 0.5 < Q_0 < 0.7 → CL^(1) = 0.8.
+  EXPECT_NEAR(start[0]["evidence_quality"].get<double>(), 0.656514963613316, 1e-9);
+  EXPECT_NEAR(start[0]["disagreement"].get<double>(), 0.12451124978365302, 1e-9);
+  EXPECT_DOUBLE_EQ(start[0]["contentiousness"].get<double>(), 0.8);
+  EXPECT_EQ(start[0]["encoder"], "model");
+  ASSERT_EQ(start[0]["evidence"].size(), 2u);  // reranked by similarity: good, then bad
+  EXPECT_EQ(start[0]["evidence"][0]["id"], "good");
+  EXPECT_NEAR(start[0]["evidence"][0]["similarity"].get<double>(), 0.8, 1e-12);
+  // The embeddings were two calls: the question, then the candidates.
+  ASSERT_EQ(run.h.client->embedding_requests.size(), 2u);
+  EXPECT_EQ(run.h.client->embedding_requests[0].note.turn, "embedding_query");
+  EXPECT_EQ(run.h.client->embedding_requests[1].note.turn, "embedding_evidence");
+  // Round 0's prompt: the rules and reply form, the question, the evidence with ids.
+  const auto first = run.requests("a1", "maci_belief");
+  ASSERT_EQ(first.size(), 1u);
+  const std::string& opening = first[0]->messages.at(0).content;
+  EXPECT_NE(opening.find("Reply with one JSON object"), std::string::npos);
+  EXPECT_NE(opening.find("Which planet is largest?"), std::string::npos);
+  EXPECT_NE(opening.find("[good] Jupiter is the largest planet by radius."), std::string::npos);
+  EXPECT_LT(opening.find("Which planet"), opening.find("[good]"));
+  ASSERT_TRUE(first[0]->note.evidence);
+  EXPECT_EQ(first[0]->note.evidence->size(), 2u);
+}
+
+TEST(Maci, EachGateRejectsWhatItShouldAndOnlyAdmittedArgumentsEnterTheRecord) {
+  MaciRun run;
+  const auto rounds = run.events("maci_round");
+  ASSERT_EQ(rounds.size(), 2u);
+  const Json& args = rounds[0]["arguments"];
+  ASSERT_EQ(args.size(), 4u);
+  // a1's supported argument: q = 0.8 ≥ τ_Q 0.5, CRIT 0.9 ≥ 0.3.
+  EXPECT_EQ(args[0]["claim"], "Jupiter is largest");
+  EXPECT_NEAR(args[0]["evidence_score"].get<double>(), 0.8, 1e-12);
+  EXPECT_NEAR(args[0]["crit"].get<double>(), 0.9, 1e-12);
+  EXPECT_TRUE(args[0]["admitted"].get<bool>());
+  // Its unsupported one cites an id that is not in the context: no q, rejected.
+  EXPECT_TRUE(args[1]["evidence_score"].is_null());
+  EXPECT_EQ(args[1]["unresolved"], Json::array({"nowhere"}));
+  EXPECT_FALSE(args[1]["admitted"].get<bool>());
+  // a2's first fails the Q gate (0.19996), its second the CRIT gate (0.1).
+  EXPECT_NEAR(args[2]["evidence_score"].get<double>(), 0.19996001199600144, 1e-9);
+  EXPECT_FALSE(args[2]["admitted"].get<bool>());
+  EXPECT_NEAR(args[3]["crit"].get<double>(), 0.1, 1e-12);
+  EXPECT_FALSE(args[3]["admitted"].get<bool>());
+  // Eq. (4): Γ = 0.8·0.5 + 0.2·CRIT̄: a1 0.58, a2 0.5 (its mean CRIT (0.9 + 0.1)/2); ω ∝ Γ + ϵ.
+  EXPECT_NEAR(rounds[0]["agents"][0]["reliability"].get<double>(), 0.58, 1e-12);
+  EXPECT_NEAR(rounds[0]["agents"][1]["reliability"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(rounds[0]["agents"][0]["weight"].get<double>(), 0.58 / 1.08, 1e-6);
+  // The mixture: 0.537037·(.2, .8) + 0.462963·(.3, .7) → B 0.753704.
+  EXPECT_EQ(rounds[0]["mixture"][0]["label"], "B");
+  EXPECT_NEAR(rounds[0]["mixture"][0]["probability"].get<double>(), 0.8 * 0.58 / 1.08 + 0.7 * 0.5 / 1.08, 1e-6);
+  // Eq. (3): a1 cited {good, nowhere}, a2 {bad, good}: 1/3.
+  EXPECT_NEAR(rounds[0]["overlap"].get<double>(), 1.0 / 3.0, 1e-12);
+  // ψ: a1's supported argument of each round.
+  const auto final_event = run.events("maci_final");
+  ASSERT_EQ(final_event.size(), 1u);
+  ASSERT_EQ(final_event[0]["record"].size(), 2u);
+  EXPECT_EQ(final_event[0]["record"][0]["claim"], "Jupiter is largest");
+  EXPECT_EQ(final_event[0]["record"][1]["round"], 2);
+}
+
+TEST(Maci, RoundsShowTheDialsTheOpponentAndLastRoundsAdmissionsAppendOnly) {
+  MaciRun run;
+  const auto argue = run.requests("a1", "maci_argue");
+  ASSERT_EQ(argue.size(), 2u);
+  const std::string& round1 = argue[0]->messages.back().content;
+  EXPECT_NE(round1.find("Round 1. Contentiousness CL = 0.8."), std::string::npos);
+  EXPECT_NE(round1.find("τ_Q = 0.50"), std::string::npos);
+  EXPECT_NE(round1.find("a2: distribution: A 0.60; B 0.40;"), std::string::npos);  // the opponent's round 0
+  EXPECT_EQ(round1.find("Admitted to the record"), std::string::npos);
+  EXPECT_EQ(argue[0]->note.contentiousness, 0.8);
+  const std::string& round2 = argue[1]->messages.back().content;
+  // The fixed schedule: 0.8 − 0.2.
+  EXPECT_NE(round2.find("Round 2. Contentiousness CL = 0.6."), std::string::npos);
+  EXPECT_NE(round2.find("Admitted to the record in round 1:\n- (a1) Jupiter is largest [good]"), std::string::npos);
+  // a2 sees a1's admitted argument as a reference the simulator can score.
+  const auto a2 = run.requests("a2", "maci_argue");
+  ASSERT_EQ(a2.size(), 2u);
+  bool shown = false;
+  for (const auto& view : a2[1]->note.shown)
+    shown = shown || (view.agent == "a1" && view.argument && view.argument->round == 1 && view.argument->index == 0);
+  EXPECT_TRUE(shown);
+  // Append-only: round 2's request begins with round 1's messages and a1's reply.
+  ASSERT_EQ(argue[1]->messages.size(), argue[0]->messages.size() + 2);
+  for (std::size_t i = 0; i < argue[0]->messages.size(); ++i)
+    EXPECT_EQ(argue[1]->messages[i].content.str(), argue[0]->messages[i].content.str());
+}
+
+TEST(Maci, StopsAtTheRoundCapAndAnswersWithTheMixturesArgmaxAndAPlan) {
+  MaciRun run;
+  EXPECT_EQ(run.transcript.final_answer, "B");
+  EXPECT_TRUE(run.transcript.correct);
+  const auto final_event = run.events("maci_final");
+  ASSERT_EQ(final_event.size(), 1u);
+  EXPECT_EQ(final_event[0]["stop"], "round_cap");
+  EXPECT_EQ(final_event[0]["rounds"], 2);
+  EXPECT_EQ(final_event[0]["prediction"], "B");
+  const Json& plan = final_event[0]["acquisition_plan"];
+  ASSERT_EQ(plan["discriminating_tests"].size(), 1u);  // two hypotheses with mass: one pair
+  EXPECT_EQ(plan["discriminating_tests"][0]["between"], Json::array({"B", "A"}));
+  EXPECT_EQ(plan["discriminating_tests"][0]["retrieval_query"], "B vs A differential");
+  // The two agents' "Compare radii" / "compare radii" are one item proposed by both.
+  ASSERT_EQ(plan["proposed"].size(), 1u);
+  EXPECT_EQ(plan["proposed"][0]["proposed_by"], Json::array({"a1", "a2"}));
+  // 3 judges × 4 arguments × 2 rounds, one call each.
+  int crit_calls = 0;
+  for (const auto& r : run.h.client->requests) crit_calls += r.note.turn == "judge_crit";
+  EXPECT_EQ(crit_calls, 24);
+}
+
+TEST(Maci, AHeldContentiousnessAndTheLexicalEncoderWithoutAnEmbeddingModel) {
+  Harness h([](const ChatRequest& r) { return r.note.turn.starts_with("judge") ? crit_reply(r) : agent_reply(r); }, 2, 1);
+  h.task = task_with_documents();
+  const Transcript t = h.run("maci", {{"max_rounds", std::int64_t{2}}, {"hold_contentiousness", 0.3}});
+  ASSERT_EQ(t.status, DebateStatus::kCompleted) << t.status_reason;
+  EXPECT_TRUE(h.client->embedding_requests.empty());
+  for (const auto& e : t.events) {
+    if (e.kind == "maci_start") {
+      EXPECT_EQ(Json::parse(e.detail)["encoder"], "lexical");
+    }
+    if (e.kind == "maci_round") {
+      EXPECT_DOUBLE_EQ(Json::parse(e.detail)["contentiousness"].get<double>(), 0.3);
+    }
+  }
+}
+
+TEST(Maci, ATaskWithoutAnOutcomeSpaceFailsWithAReasonAndTheBudgetHalts) {
+  Harness h([](const ChatRequest& r) { return agent_reply(r); }, 2, 1);
+  auto numeric = std::make_shared<Task>(*testing::choice_task());
+  numeric->answer_type = AnswerType::kNumber;
+  numeric->options.clear();
+  numeric->answer = "42";
+  h.task = numeric;
+  const Transcript t = h.run("maci");
+  EXPECT_EQ(t.status, DebateStatus::kFailed);
+  EXPECT_NE(t.status_reason.find("maci:"), std::string::npos) << t.status_reason;
+
+  MaciRun poor({}, 300);
+  EXPECT_EQ(poor.transcript.status, DebateStatus::kBudget);
+}
+
+TEST(Maci, InvalidRepliesAreReaskedThenLeaveThePreviousBelief) {
+  Harness h(
+      [](const ChatRequest& r) -> std::string {
+        if (r.note.turn.starts_with("judge")) return crit_reply(r);
+        if (r.note.agent == "a2" && r.note.round == 1) return "I think B, probably.";  // never JSON
+        return agent_reply(r);
+      },
+      2, 1);
+  h.task = task_with_documents();
+  const Transcript t = h.run("maci", {{"max_rounds", std::int64_t{1}}});
+  ASSERT_EQ(t.status, DebateStatus::kCompleted) << t.status_reason;
+  int reasks = 0;
+  for (const auto& m : t.messages) reasks += m.role == "maci_argue_reask";
+  EXPECT_EQ(reasks, 2);
+  for (const auto& e : t.events) {
+    if (e.kind != "maci_round") continue;
+    const Json d = Json::parse(e.detail);
+    EXPECT_FALSE(d["agents"][1]["valid"].get<bool>());
+    EXPECT_EQ(d["arguments"].size(), 2u);  // a1's only
+    // a2 keeps its round-0 belief (A .6, B .4) in the mixture.
+    EXPECT_EQ(d["agents"][1]["favours"], "A");
+  }
+}
+
+TEST(Maci, EndToEndOnTheSimulatorIsDeterministicAndRecordsEveryRound) {
+  auto run_once = [] {
+    Harness h([](const ChatRequest&) { return std::string(); }, 0, 0);
+    h.task = task_with_documents();
+    // Simulated agents, judges of another profile's model and the simulator's embeddings, on
+    // the harness's own loop.
+    auto sim = make_simulator_client(h.loop, default_simulator_params(), "default", 0.0).value();
+    for (int i = 1; i <= 2; ++i) h.pool.push_back(Agent{"a" + std::to_string(i), sim.get(), "sim", Sampling{}, ""});
+    for (int i = 1; i <= 3; ++i) h.judges.push_back(Agent{"j" + std::to_string(i), sim.get(), "judge-sim", Sampling{}, ""});
+    h.embedder = Embedder{"emb", sim.get(), "embed-sim"};
+    return h.run("maci");
+  };
+  const Transcript first = run_once();
+  const Transcript second = run_once();
+  ASSERT_EQ(first.status, DebateStatus::kCompleted) << first.status_reason;
+  ASSERT_TRUE(first.final_answer.has_value());
+  EXPECT_EQ(first.final_answer, second.final_answer);
+  ASSERT_EQ(first.events.size(), second.events.size());
+  for (std::size_t i = 0; i < first.events.size(); ++i) EXPECT_EQ(first.events[i].detail, second.events[i].detail);
+  int rounds = 0;
+  std::string stop;
+  for (const auto& e : first.events) {
+    if (e.kind == "maci_round") ++rounds;
+    if (e.kind == "maci_final") stop = Json::parse(e.detail)["stop"];
+  }
+  EXPECT_GE(rounds, 1);
+  EXPECT_FALSE(stop.empty());
+}
+
+}  // namespace
+}  // namespace parley

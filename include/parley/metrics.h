@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -65,11 +66,41 @@ UncertaintyMetrics uncertainty_metrics(const Transcript& transcript,
 // turns — each distinct agent other than the receiver in a turn's `shown` counts once.
 std::int64_t communications(const Transcript& transcript);
 
+// ---- The final belief (MACI Tables 2–4; docs/protocols.md, "Belief metrics") ---------------
+
+// A debate's final distribution over answers (canonical labels), as far as it states one.
+struct FinalBelief {
+  std::string source;                 // "maci_final" | "final_round"
+  std::vector<std::string> labels;    // in the order given; no repeats
+  std::vector<double> probabilities;  // one per label, summing to at most 1
+};
+
+// MACI's `maci_final` distribution; for any other protocol, the equal-weight mixture of the last
+// round's answer-bearing turns, each turn its answer at its stated confidence (1 when it stated
+// none) with the rest of its mass unassigned — a single answer at 80% is {answer: 0.8}, a vote of
+// 20 unstated samples their shares. nullopt when no turn has an answer.
+std::optional<FinalBelief> final_belief(const Transcript& transcript);
+
+// Scores of the final belief against the gold (Transcript::gold, compared as canonical text),
+// with the unassigned mass as one more outcome that is never the gold. The debate's Acc@1 is
+// Transcript::correct.
+struct BeliefScores {
+  bool acc_at_3 = false;         // the gold among the three most probable (ties by label order)
+  double reciprocal_rank = 0.0;  // 1 / the gold's rank, 0 when not listed (MRR is the mean)
+  double brier = 0.0;            // multi-class Σ_y (p(y) − 1[y = gold])², in [0, 2]
+  double gold_probability = 0.0;
+  double confidence = 0.0;       // the probability of the debate's final answer (0 when unlisted)
+};
+std::optional<BeliefScores> belief_scores(const Transcript& transcript);
+
 // ---- All of them ---------------------------------------------------------------------------
 
 // Fills transcript.metrics with every metric defined for it: "prr", "ad", "cf", "flip_rate",
 // "belief_revision", "u_intra", "conflict", "u_inter", "entropy", "disagreement",
-// "loo_instability", "u_sys", "ncomm".
+// "loo_instability", "u_sys", "ncomm"; from the final belief "acc_at_3", "reciprocal_rank",
+// "brier", "gold_probability", "final_confidence"; "rounds" (distinct rounds of the answer-bearing
+// turns); and the numbers of MACI's `maci_final`
+// "scores" object under their own names.
 void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& options = {});
 
 }  // namespace parley

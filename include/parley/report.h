@@ -96,6 +96,11 @@ struct ProtocolSummary {
   std::int64_t tokens_estimated = 0;  // debates with at least one estimated token count
   // Each per-debate metric (Transcript::metrics) over the debates that define it.
   std::map<std::string, MeanEstimate> metrics;
+  // MACI's ECE (Tables 3–4): binned_calibration_error (10 bins) of the debates' final
+  // confidence ("final_confidence") against their correctness, over the debates that define
+  // it; a point estimate.
+  std::optional<double> ece;
+  std::int64_t ece_n = 0;
   // Against kDecisionBaseline over the units both ran; absent for the baseline itself and when
   // the run has no protocol of that label.
   std::optional<DecisionBreakdown> vs_single;

@@ -1,8 +1,36 @@
 // add_debate_metrics: every per-debate metric into Transcript::metrics, the defined ones only.
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "metrics/turns.h"
 #include "parley/metrics.h"
 
 namespace parley {
+namespace {
+
+// The per-debate numbers a protocol computed itself, where only it knows the outcome space:
+// `maci_final`'s "scores" (agents' final agreement, the ordinal scale's deviations).
+void add_protocol_scores(Transcript& transcript) {
+  for (const auto& event : transcript.events) {
+    if (event.kind != "maci_final") continue;
+    const nlohmann::json detail = nlohmann::json::parse(event.detail, nullptr, false);
+    if (!detail.is_object() || !detail.contains("scores") || !detail["scores"].is_object()) continue;
+    for (const auto& [name, value] : detail["scores"].items())
+      if (value.is_number()) transcript.metrics[name] = value.get<double>();
+  }
+}
+
+// How many rounds the agents answered in: the distinct rounds of the answer-bearing turns
+// (MACI Table 4's "Rounds"; `maci` states its own, the debate rounds after round 0).
+std::optional<double> answer_rounds(const std::vector<DebateTurn>& answers) {
+  std::set<int> rounds;
+  for (const DebateTurn& t : answers) rounds.insert(t.round);
+  if (rounds.empty()) return std::nullopt;
+  return static_cast<double>(rounds.size());
+}
+
+}  // namespace
 
 void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& options) {
   // The turns are read once for all the metrics.
@@ -29,6 +57,15 @@ void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& opti
   put("loo_instability", uncertainty.loo_instability);
   put("u_sys", uncertainty.u_sys);
   put("ncomm", ncomm);
+  put("rounds", answer_rounds(answers));
+  if (const auto scores = belief_scores(transcript)) {
+    put("acc_at_3", scores->acc_at_3 ? 1.0 : 0.0);
+    put("reciprocal_rank", scores->reciprocal_rank);
+    put("brier", scores->brier);
+    put("gold_probability", scores->gold_probability);
+    put("final_confidence", scores->confidence);
+  }
+  add_protocol_scores(transcript);
 }
 
 }  // namespace parley

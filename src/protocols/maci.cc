@@ -540,10 +540,58 @@ class Maci final : public Protocol {
                       {"prediction", prediction},
                       {"distribution", ranked(p, space)},
                       {"record", psi},
-                      {"acquisition_plan", acquisition_plan(p, debaters, space)}}
+                      {"acquisition_plan", acquisition_plan(p, debaters, space)},
+                      {"scores", final_scores(debate.task(), controller, space)}}
                      .dump());
     if (prediction.empty()) return std::nullopt;
     return prediction;
+  }
+
+  // M-17's reporting metrics, as labelled choices (docs/protocols.md, "maci"): the first two
+  // agents' final beliefs compared (on δ-smoothed beliefs, so that KL stays finite), the
+  // information the agent carries about the answer under the final weights, and on an ordered
+  // scale the deviations of the final mixture.
+  static Json final_scores(const Task& task, const maci::Controller& controller, const maci::OutcomeSpace& space) {
+    constexpr double kSmoothing = 1e-6;
+    Json scores = Json::object();
+    scores["rounds"] = controller.history().size();
+    const auto& beliefs = controller.beliefs();
+    const bool ordered = task.labels && task.labels->ordered();
+    if (beliefs.size() >= 2) {
+      const maci::Distribution first = maci::smoothed(beliefs[0], kSmoothing);
+      const maci::Distribution second = maci::smoothed(beliefs[1], kSmoothing);
+      scores["agents_kl_first_second"] = maci::kl_divergence_bits(first, second);
+      scores["agents_kl_second_first"] = maci::kl_divergence_bits(second, first);
+      scores["agents_cross_entropy"] = maci::normalized_cross_entropy(beliefs[0], beliefs[1], kSmoothing);
+      scores["agents_distance"] = ordered ? maci::normalized_wasserstein_ordinal(beliefs[0], beliefs[1])
+                                          : maci::total_variation(beliefs[0], beliefs[1]);
+      const std::vector<double> weights = controller.history().empty()
+                                              ? std::vector<double>(beliefs.size(), 1.0 / beliefs.size())
+                                              : controller.history().back().weights;
+      scores["agents_mutual_information"] = maci::generalized_js_divergence(beliefs, weights);
+    }
+    if (ordered) {
+      // The scale without "other" (its mass left out and the rest renormalised), rated
+      // −(K−1)/2 … (K−1)/2 steps from its centre.
+      const maci::Distribution& p = controller.mixture();
+      const std::size_t k = space.size() - 1;
+      double named = 0.0;
+      for (std::size_t i = 0; i < k; ++i) named += p[i];
+      if (named > 0.0 && k > 0) {
+        maci::Distribution scale(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(k));
+        for (double& x : scale) x /= named;
+        double expected = 0.0;
+        for (std::size_t i = 0; i < k; ++i) expected += scale[i] * (static_cast<double>(i) - (k - 1) / 2.0);
+        scores["centrist_deviation"] = std::fabs(expected);
+        const std::size_t gold = space.index_of(task.answer);
+        if (gold < k) {
+          maci::Distribution truth(k, 0.0);
+          truth[gold] = 1.0;
+          scores["gold_distance"] = maci::normalized_wasserstein_ordinal(scale, truth);
+        }
+      }
+    }
+    return scores;
   }
 
   // The plan: the tests that best separate the leading hypotheses, ranked by expected entropy

@@ -83,6 +83,22 @@ TEST(Summarize, DegenerateCiWhenAllAgree) {
   EXPECT_DOUBLE_EQ(debate_row.accuracy_ci.hi, 1.0);
 }
 
+TEST(Summarize, EceOfTheFinalConfidenceOverTheDebatesThatStateOne) {
+  auto run = sample_run();  // single: q1–q3 right, q4 wrong
+  run[0].metrics["final_confidence"] = 0.9;   // right
+  run[1].metrics["final_confidence"] = 0.95;  // right
+  run[3].metrics["final_confidence"] = 0.3;   // wrong; q3 states none
+  const Summary s = summarize(run, {"single"}, false);
+  // Bins of 0.1: [0.9, 1) holds |0.9 − 1 + 0.95 − 1| = 0.15, [0.3, 0.4) |0.3 − 0| = 0.3; over 3.
+  ASSERT_TRUE(s.protocols[0].ece);
+  EXPECT_NEAR(*s.protocols[0].ece, 0.45 / 3.0, 1e-12);
+  EXPECT_EQ(s.protocols[0].ece_n, 3);
+  EXPECT_FALSE(s.protocols[1].ece);
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_NEAR(j["protocols"][0]["ece"].get<double>(), 0.15, 1e-12);
+  EXPECT_FALSE(j["protocols"][1].contains("ece"));
+}
+
 TEST(Summarize, MetricMeansOverTheDebatesThatDefineThem) {
   auto run = sample_run();
   run[0].metrics["prr"] = 0.5;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parley/report.h"
+#include "parley/stats.h"
 #include "report/difficulty.h"
 #include "core/hash.h"
 
@@ -89,6 +90,12 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   s.calls_mean = mean(calls);
   for (const auto& [metric, defined] : metric_values) {
     s.metrics[metric] = {static_cast<std::int64_t>(defined.values.size()), mean(defined.values), {}};
+  }
+  if (const auto found = metric_values.find("final_confidence"); found != metric_values.end()) {
+    std::vector<int> right;
+    for (std::uint32_t position : found->second.debates) right.push_back(debates[position]->correct ? 1 : 0);
+    s.ece = binned_calibration_error(found->second.values, right, 10);
+    s.ece_n = static_cast<std::int64_t>(right.size());
   }
   MeanCis cis(bootstrap_seed, name);
   std::vector<std::uint32_t> every(debates.size());
@@ -268,6 +275,10 @@ std::string summary_to_json(const Summary& summary) {
     row["failed"] = p.failed;
     row["budget"] = p.budget;
     row["tokens_estimated"] = p.tokens_estimated;
+    if (p.ece) {
+      row["ece"] = *p.ece;
+      row["ece_n"] = p.ece_n;
+    }
     row["metrics"] = nlohmann::ordered_json::object();
     row["metrics_ci"] = nlohmann::ordered_json::object();
     row["metrics_n"] = nlohmann::ordered_json::object();

@@ -1,0 +1,89 @@
+// The final belief and its scores, on hand-built transcripts; expected values worked by hand from
+// the definitions in parley/metrics.h (Brier: Σ_y (p(y) − 1[y = gold])² with the unassigned rest
+// as one more outcome).
+#include <gtest/gtest.h>
+
+#include "parley/metrics.h"
+
+namespace parley {
+namespace {
+
+MessageRecord turn(int round, const std::string& agent, const std::string& role, std::optional<std::string> answer,
+                   std::optional<double> confidence) {
+  MessageRecord m;
+  m.round = round;
+  m.agent = agent;
+  m.role = role;
+  m.answer = std::move(answer);
+  m.confidence = confidence;
+  return m;
+}
+
+TEST(FinalBelief, MacisStatedDistributionIsScoredWithTheRestAsAnOutcome) {
+  Transcript t;
+  t.gold = "A";
+  t.final_answer = "B";
+  t.events.push_back({2, "maci_final",
+                      R"({"distribution":[{"label":"B","probability":0.7},{"label":"A","probability":0.2}],)"
+                      R"("scores":{"agents_distance":0.25,"centrist_deviation":0.5}})"});
+  const auto belief = final_belief(t);
+  ASSERT_TRUE(belief);
+  EXPECT_EQ(belief->source, "maci_final");
+  const auto scores = belief_scores(t);
+  ASSERT_TRUE(scores);
+  // p = (B .7, A .2, rest .1), gold A: rank 2.
+  EXPECT_TRUE(scores->acc_at_3);
+  EXPECT_DOUBLE_EQ(scores->reciprocal_rank, 0.5);
+  EXPECT_NEAR(scores->brier, 0.49 + 0.64 + 0.01, 1e-12);
+  EXPECT_DOUBLE_EQ(scores->gold_probability, 0.2);
+  EXPECT_DOUBLE_EQ(scores->confidence, 0.7);
+  add_debate_metrics(t);
+  EXPECT_NEAR(t.metrics.at("brier"), 1.14, 1e-12);
+  EXPECT_DOUBLE_EQ(t.metrics.at("agents_distance"), 0.25);  // the protocol's own scores copied
+  EXPECT_DOUBLE_EQ(t.metrics.at("centrist_deviation"), 0.5);
+}
+
+TEST(FinalBelief, OtherProtocolsMixTheLastRoundsTurnsAtTheirStatedConfidence) {
+  Transcript t;
+  t.gold = "C";
+  t.final_answer = "B";
+  t.messages = {turn(1, "a1", "answer", "C", 0.9), turn(2, "a1", "revise", "A", 0.8),
+                turn(2, "a2", "revise", "B", std::nullopt), turn(2, "j", "judge_final", "A", 1.0)};
+  const auto belief = final_belief(t);
+  ASSERT_TRUE(belief);
+  EXPECT_EQ(belief->source, "final_round");
+  ASSERT_EQ(belief->labels, (std::vector<std::string>{"A", "B"}));
+  EXPECT_DOUBLE_EQ(belief->probabilities[0], 0.4);  // 0.8 / 2
+  EXPECT_DOUBLE_EQ(belief->probabilities[1], 0.5);  // unstated: 1 / 2
+  const auto scores = belief_scores(t);
+  ASSERT_TRUE(scores);
+  // The gold C is unlisted: never ranked; Brier .16 + .25 + rest .01 + (0 − 1)² for C.
+  EXPECT_FALSE(scores->acc_at_3);
+  EXPECT_EQ(scores->reciprocal_rank, 0.0);
+  EXPECT_EQ(scores->gold_probability, 0.0);
+  EXPECT_NEAR(scores->brier, 1.42, 1e-12);
+  EXPECT_DOUBLE_EQ(scores->confidence, 0.5);
+}
+
+TEST(FinalBelief, TiesRankByListOrderAndNothingToScoreIsNone) {
+  Transcript t;
+  t.gold = "B";
+  t.final_answer = "A";
+  t.messages = {turn(0, "a1", "sample", "A", 0.4), turn(0, "a1", "sample", "B", 0.4)};
+  const auto scores = belief_scores(t);
+  ASSERT_TRUE(scores);
+  EXPECT_DOUBLE_EQ(scores->reciprocal_rank, 0.5);  // .2 each: B after A
+  EXPECT_TRUE(scores->acc_at_3);
+
+  Transcript unparsed;
+  unparsed.gold = "B";
+  unparsed.messages = {turn(0, "a1", "answer", std::nullopt, std::nullopt)};
+  EXPECT_FALSE(final_belief(unparsed));
+  EXPECT_FALSE(belief_scores(unparsed));
+  Transcript no_gold = t;
+  no_gold.gold.clear();
+  EXPECT_FALSE(belief_scores(no_gold));
+}
+
+}  // namespace
+}  // namespace parley

@@ -1,4 +1,5 @@
-// parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et. Uses only the public API in include/parley/.
+// parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et,
+// judge-reliability, maci-bins. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
 // 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "cli/heap.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/maci_commands.h"
 #include "cli/trigger_commands.h"
 #include "parley/config.h"
 #include "parley/protocol.h"
@@ -345,6 +347,8 @@ int main_impl(int argc, char** argv) {
 
   TriggerCommands trigger;
   add_trigger_commands(app, trigger);
+  MaciCommands maci;
+  add_maci_commands(app, maci);
 
   try {
     app.parse(argc, argv);
@@ -358,6 +362,8 @@ int main_impl(int argc, char** argv) {
   if (tune->parsed()) return command_tune_sid_et(tune_dir, tune_protocol, tune_reference);
   if (trigger.features->parsed()) return command_features(trigger.features_args);
   if (trigger.train->parsed()) return command_train_trigger(trigger.train_args);
+  if (maci.reliability->parsed()) return command_judge_reliability(maci);
+  if (maci.bins->parsed()) return command_maci_bins(maci);
   return kExitUsage;
 }
 

@@ -1,0 +1,104 @@
+// MACI's run-level analyses on hand-built transcripts: which verdicts become ratings, the
+// winners and flips, the Wilson interval and the percentiles, worked by hand; α by an
+// independent computation (Krippendorff 2011's interval formula, coincidence-free, in Python:
+// D_o = Σ_u Σ_{i≠j} (v_i − v_j)² / (m_u − 1) / n, D_e = Σ_{i≠j} (v_i − v_j)² / (n (n − 1))).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "parley/maci_report.h"
+
+namespace parley {
+namespace {
+
+using Json = nlohmann::json;
+
+Json verdict(const std::string& judge, std::optional<double> composite, int shown_at) {
+  Json v{{"judge", judge}, {"shown_at", shown_at}};
+  if (composite) {
+    v["composite"] = *composite;
+  } else {
+    v["failed"] = "no JSON";
+  }
+  return v;
+}
+
+Json argument(const std::string& agent, int index, std::vector<std::optional<double>> scores) {
+  Json judges = Json::array();
+  for (std::size_t k = 0; k < scores.size(); ++k) judges.push_back(verdict("j" + std::to_string(k + 1), scores[k], index));
+  return {{"agent", agent}, {"index", index}, {"judges", judges}};
+}
+
+Transcript debate(const std::string& task, std::vector<Json> arguments) {
+  Transcript t;
+  t.protocol = "maci";
+  t.task_id = task;
+  t.events.push_back({1, "judge", Json{{"mode", "crit"}, {"temperature", 0.3}, {"arguments", arguments}}.dump()});
+  t.events.push_back({1, "judge", Json{{"mode", "score"}, {"arguments", Json::array()}}.dump()});  // not CRIT
+  return t;
+}
+
+std::vector<Transcript> run() {
+  return {debate("t1", {argument("a1", 0, {0.9, 0.8, 0.7}), argument("a2", 0, {0.5, 0.9, 0.4}),
+                        argument("a1", 1, {0.7, std::nullopt, 0.6})}),
+          debate("t2", {argument("a1", 0, {0.2, 0.3, 0.2}), argument("a2", 0, {0.6, 0.5, 0.7})})};
+}
+
+TEST(JudgeReliability, RatingsWinnersAndFlipsFromTheCritEvents) {
+  auto r = judge_reliability(run(), "maci", 1, 200);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->judges, (std::vector<std::string>{"j1", "j2", "j3"}));
+  EXPECT_EQ(r->debates, 2);
+  EXPECT_EQ(r->arguments, 5);
+  EXPECT_EQ(r->missing, 1);
+  EXPECT_NEAR(r->alpha, 0.6199596774193548, 1e-12);
+  // t1: j1 favours a1 (0.8 vs 0.5), j2 a2 (0.8 vs 0.9), j3 a1 (0.65 vs 0.4); t2: all a2.
+  ASSERT_EQ(r->flips.size(), 2u);
+  EXPECT_EQ(r->flips[0].swapped, "j2");
+  EXPECT_EQ(r->flips[0].rounds, 2);
+  EXPECT_EQ(r->flips[0].flips, 1);
+  // Wilson 95% of 1/2: 0.5 ± 1.959964·√(0.25/2 + z²/16) / (1 + z²/2).
+  EXPECT_NEAR(r->flips[0].rate_ci.lo, 0.094531, 1e-5);
+  EXPECT_NEAR(r->flips[0].rate_ci.hi, 0.905469, 1e-5);
+  EXPECT_EQ(r->flips[1].flips, 0);
+  EXPECT_GT(r->position_pairs, 0);
+  const Json j = Json::parse(judge_reliability_to_json(*r));
+  EXPECT_EQ(j["winner_flips"][0]["flips"], 1);
+  EXPECT_NE(render_judge_reliability(*r).find("winner flips, j1 -> j2: 1 of 2 rounds"), std::string::npos);
+}
+
+TEST(JudgeReliability, NoCritEventsOrAChangedPanelIsAnError) {
+  EXPECT_FALSE(judge_reliability(run(), "mad"));
+  auto changed = run();
+  changed.push_back(debate("t3", {argument("a1", 0, {0.5, 0.5})}));  // two judges only
+  auto r = judge_reliability(changed, "maci");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("panel differs"), std::string::npos);
+}
+
+TEST(PercentileBins, TypeSevenPercentilesWithNoEvidenceAsZero) {
+  std::vector<Transcript> ts;
+  const std::vector<std::optional<double>> quality = {0.2, std::nullopt, 0.6, 0.8};
+  const std::vector<double> disagreement = {0.1, 0.5, 0.3, 0.9};
+  for (std::size_t i = 0; i < quality.size(); ++i) {
+    Transcript t;
+    t.protocol = "maci";
+    Json detail{{"disagreement", disagreement[i]}};
+    detail["evidence_quality"] = quality[i] ? Json(*quality[i]) : Json(nullptr);
+    t.events.push_back({0, "maci_start", detail.dump()});
+    ts.push_back(t);
+  }
+  auto bins = percentile_bins(ts, "maci");
+  ASSERT_TRUE(bins) << bins.error().message;
+  // Q_0 sorted (0, .2, .6, .8): P30 at h = 0.9 → 0.18, P70 at h = 2.1 → 0.62; D_JS,0 (.1, .3,
+  // .5, .9): 0.28 and 0.54.
+  EXPECT_NEAR(bins->quality_low, 0.18, 1e-12);
+  EXPECT_NEAR(bins->quality_high, 0.62, 1e-12);
+  EXPECT_NEAR(bins->disagreement_low, 0.28, 1e-12);
+  EXPECT_NEAR(bins->disagreement_high, 0.54, 1e-12);
+  EXPECT_NE(render_percentile_bins(*bins).find("percentile_bins: true"), std::string::npos);
+  EXPECT_FALSE(percentile_bins(ts, "other"));
+}
+
+}  // namespace
+}  // namespace parley

@@ -247,6 +247,56 @@ class EventLoop {
   std::exception_ptr failure_;
 };
 
+// One holder at a time on one loop, the others admitted in the order they asked (a FIFO async
+// mutex): `co_await lock.acquire(loop)` returns a guard that releases when destroyed, also when
+// the holder unwinds with an exception. The next waiter resumes on a later turn of the loop.
+// Used where work must run one after another in the order it started (MACI's scheduler, whose
+// state passes from debate to debate). Single-threaded, like the loop.
+class FifoLock {
+ public:
+  class Guard {
+   public:
+    explicit Guard(FifoLock* lock) : lock_(lock) {}
+    Guard(Guard&& other) noexcept : lock_(std::exchange(other.lock_, nullptr)) {}
+    Guard& operator=(Guard&&) = delete;
+    ~Guard() {
+      if (lock_ != nullptr) lock_->release();
+    }
+
+   private:
+    FifoLock* lock_;
+  };
+
+  auto acquire(EventLoop& loop) {
+    struct Awaiter {
+      FifoLock* lock;
+      EventLoop* loop;
+      bool await_ready() {
+        if (lock->held_) return false;
+        lock->held_ = true;
+        return true;
+      }
+      void await_suspend(std::coroutine_handle<> h) { lock->waiters_.push_back({h, loop}); }
+      Guard await_resume() { return Guard(lock); }  // a resumed waiter holds it already
+    };
+    return Awaiter{this, &loop};
+  }
+  bool held() const { return held_; }
+
+ private:
+  void release() {
+    if (waiters_.empty()) {
+      held_ = false;
+      return;
+    }
+    auto [next, loop] = waiters_.front();
+    waiters_.pop_front();
+    loop->post(next);  // ownership passes to it: held_ stays true
+  }
+  bool held_ = false;
+  std::deque<std::pair<std::coroutine_handle<>, EventLoop*>> waiters_;
+};
+
 // Runs every task concurrently and returns their results in order. If any task threw, the
 // first exception (in task order) is rethrown after all of them have finished.
 template <class T>

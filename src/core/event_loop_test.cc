@@ -540,3 +540,38 @@ TEST(FramePools, CoroutinesOnSeveralThreadsAtOnceKeepTheirOwnFrames) {
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+// A holder that enters, lets the loop run other coroutines a few times, then leaves (or throws).
+Async<void> hold(EventLoop& loop, FifoLock& lock, int id, int turns, std::vector<std::string>& log, bool fail) {
+  auto guard = co_await lock.acquire(loop);
+  log.push_back("in " + std::to_string(id));
+  for (int i = 0; i < turns; ++i) co_await loop.yield();
+  log.push_back("out " + std::to_string(id));
+  if (fail) throw std::runtime_error("holder failed");
+}
+
+TEST(FifoLock, OneHolderAtATimeInArrivalOrderAlsoWhenAHolderThrows) {
+  EventLoop loop;
+  FifoLock lock;
+  std::vector<std::string> log;
+  // 1 takes the lock; 2, 3 and 4 queue in that order although 4 would finish soonest.
+  // (The id is a parameter, copied into the coroutine's frame: a lambda's captures die with it.)
+  auto body = [&](int id) -> Async<void> {
+    try {
+      co_await hold(loop, lock, id, 5 - id, log, id == 2);
+    } catch (const std::runtime_error&) {
+      log.push_back("caught " + std::to_string(id));
+    }
+  };
+  for (int id = 1; id <= 4; ++id) loop.spawn(body(id));
+  loop.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"in 1", "out 1", "in 2", "out 2", "caught 2", "in 3", "out 3", "in 4",
+                                           "out 4"}));
+  EXPECT_FALSE(lock.held());
+}
+
+}  // namespace
+}  // namespace parley

@@ -142,6 +142,9 @@ struct ControllerSettings {
   double absolute_dispersion_threshold = 0.05;   // ε_D (App. D.6)
   ContentiousnessSchedule schedule = ContentiousnessSchedule::kFixed;
   double fixed_step = 0.2;           // CL decrement per round under the fixed schedule
+  // The fixed schedule's last rung: App. B.1's ladder {0.9, 0.7, 0.5, 0.3} ends at 0.3, where CL
+  // then stays (a CL that starts below it is not raised).
+  double fixed_floor = 0.3;
   PlateauRule plateau = PlateauRule::kRelative;
   Dispersion dispersion = Dispersion::kJensenShannon;
   // Ablations (Table 3): CL held where it starts; τ_Q ≡ −∞; ω = 1/m.

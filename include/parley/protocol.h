@@ -96,6 +96,9 @@ inline constexpr double kPaperBestOfJitter = 0.15;
 struct DebateHalt {
   DebateStatus status = DebateStatus::kFailed;
   std::string reason;
+  // A protocol that still has an answer of its own when its budget runs out (MACI's mixture so
+  // far) gives it here; otherwise the budget's fallback is the vote over the latest answers.
+  std::optional<std::string> answer;
 };
 
 // What a protocol says about one call, beyond the messages.

@@ -1,6 +1,11 @@
 #include "llm/simulator_argument.h"
 
+#include <algorithm>
+#include <cctype>
+#include <string>
+
 #include "core/hash.h"
+#include "parley/labels.h"
 
 namespace parley::sim {
 namespace {
@@ -14,7 +19,8 @@ constexpr double kArgumentSpread = 0.75;    // s_i
 constexpr double kQualityTruth = 0.75;
 // r₀ of eq. (20): a median document of an average task has r = σ(−0.5) ≈ 0.38, so that the
 // paper's gate τ_Q = 0.5 and bins (0.5, 0.7) separate documents rather than pass them all.
-constexpr double kRelevanceBase = -0.5;      // q_t: arguing for the gold lifts an argument's logit
+constexpr double kRelevanceBase = -0.5;
+constexpr double kRelevanceGold = 1.5;  // eq. (20): a text that names the gold fits the case      // q_t: arguing for the gold lifts an argument's logit
 
 }  // namespace
 
@@ -36,7 +42,29 @@ double argument_quality(const ArgumentKey& argument, const TaskLatents& task) {
 
 double evidence_relevance(const Task& task, const TaskLatents& latents, std::string_view text) {
   Rng rng(HashBuilder().add("evidence_relevance").add(task.id).add(text).value());
-  return logistic(kRelevanceBase - kQualityDifficulty * (latents.difficulty - 0.5) + rng.normal());
+  const double names_gold = text_names(task, text, latents.answers.gold) ? 1.0 : 0.0;
+  return logistic(kRelevanceBase - kQualityDifficulty * (latents.difficulty - 0.5) + kRelevanceGold * names_gold +
+                  rng.normal());
+}
+
+bool text_names(const Task& task, std::string_view text, std::string_view answer) {
+  if (task.answer_type == AnswerType::kLabel && task.labels) {
+    const std::optional<std::size_t> label = task.labels->find(answer);
+    if (!label) return false;
+    const std::vector<std::size_t> named = task.labels->named_in(text);
+    return std::find(named.begin(), named.end(), *label) != named.end();
+  }
+  if (task.answer_type == AnswerType::kChoice) {
+    const std::optional<std::size_t> option = option_index(answer);
+    if (!option || *option >= task.options.size() || task.options[*option].size() < 3) return false;
+    const auto lower = [](std::string_view s) {
+      std::string out(s);
+      std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+      return out;
+    };
+    return lower(text).find(lower(task.options[*option])) != std::string::npos;
+  }
+  return false;
 }
 
 }  // namespace parley::sim

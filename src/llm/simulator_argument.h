@@ -28,9 +28,16 @@ struct ArgumentKey {
 // truth is easier to argue well for.
 double argument_quality(const ArgumentKey& argument, const TaskLatents& task);
 
-// r in (0, 1), eq. (20): how relevant an evidence text is to the task, σ(−0.5 − 2·(d − ½) + z_e),
-// z_e ~ N(0, 1) per (task, text). The embedding of the text (simulate_evidence_embedding) has
-// cosine ≈ r with the task's question, and the simulated agents cite by it.
+// r in (0, 1), eq. (20): how relevant an evidence text is to the task,
+// σ(−0.5 − 2·(d − ½) + 1.5·g + z_e), g = 1 when the text names the gold (text_names), z_e ~ N(0, 1)
+// per (task, text): the description of the true answer fits the case. The embedding of the text
+// (simulate_evidence_embedding) has cosine ≈ r with the task's question, and the simulated
+// agents cite by it.
 double evidence_relevance(const Task& task, const TaskLatents& latents, std::string_view text);
+
+// Whether `text` names the answer `answer` (canonical): a label task's label or a synonym as
+// whole words (LabelSet::named_in); a choice task's option text (3 characters or more), in any
+// case; otherwise never.
+bool text_names(const Task& task, std::string_view text, std::string_view answer);
 
 }  // namespace parley::sim

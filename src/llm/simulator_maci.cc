@@ -22,6 +22,7 @@ using Belief = std::map<std::string, double>;  // answer (canonical) → mass
 constexpr double kAlternativeShares[] = {0.5, 0.3, 0.2};  // eq. (21): the rest of the mass
 constexpr double kPersuasion = 0.6;  // κ_p of eq. (22): pull of an admitted opposing argument
 constexpr double kYield = 0.2;       // κ_y of eq. (22): pull of an opponent's stated position
+constexpr double kOwnPositionPull = 0.5;  // eq. (24): agents cite what names their answer
 constexpr int kArguments = 2;
 constexpr std::size_t kStatedAnswers = 4;  // top-k written in the distribution
 
@@ -40,7 +41,9 @@ void normalise(Belief& belief) {
 }
 
 // Eq. (21): the initial decision's answer with its confidence, the rest spread over up to three
-// alternatives — the gold first when the answer is wrong, then the task's wrong answers.
+// alternatives — the task's wrong answers in their order (nearest first on a scale), and, when
+// the answer is wrong, the gold among them with probability σ(4·(a − d) + 1) (the revision
+// model's recognition, eq. 9) at a place drawn uniformly.
 Belief initial_belief(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                       double temperature, const TaskLatents& task) {
   Annotations initial = note;
@@ -50,9 +53,16 @@ Belief initial_belief(const SimulatorParams& params, const SimulatorProfile& pro
   const Decision d = decide(params, profile, initial, temperature, task);
   Belief belief{{d.answer, d.confidence}};
   std::vector<std::string> alternatives;
-  if (d.answer != task.answers.gold) alternatives.push_back(task.answers.gold);
   for (const auto& wrong : task.answers.wrong)
     if (wrong != d.answer && alternatives.size() < std::size(kAlternativeShares)) alternatives.push_back(wrong);
+  Rng rng(stream_seed(params, initial, temperature, "maci_alternatives"));
+  const double recognised = logistic(params.recognize_slope * (profile.ability - task.difficulty) + params.recognize_bias);
+  if (d.answer != task.answers.gold && rng.uniform() < recognised) {
+    const std::size_t slots = std::min(alternatives.size() + 1, std::size(kAlternativeShares));
+    const auto at = static_cast<std::ptrdiff_t>(rng.below(slots));
+    alternatives.insert(alternatives.begin() + at, task.answers.gold);
+    if (alternatives.size() > std::size(kAlternativeShares)) alternatives.pop_back();
+  }
   for (std::size_t i = 0; i < alternatives.size(); ++i)
     belief[alternatives[i]] += (1.0 - d.confidence) * kAlternativeShares[i];
   normalise(belief);
@@ -125,14 +135,16 @@ struct Cited {
 
 // Eq. (24): the documents an argument draws on, best first: relevance at low CL, the agent's own
 // pick (a draw per agent, round and document) at high CL, so that opponents cite alike when they
-// cooperate and apart when they fight.
-std::vector<Cited> citation_order(const Annotations& note, const TaskLatents& task, double contentiousness) {
+// cooperate and apart when they fight; a document naming the agent's own answer comes first.
+std::vector<Cited> citation_order(const Annotations& note, const TaskLatents& task, double contentiousness,
+                                  const std::string& position) {
   std::vector<Cited> order;
   if (!note.evidence) return order;
   for (const EvidenceDocument& doc : *note.evidence) {
     Rng own(HashBuilder().add("maci_cite").add(note.seed).add(note.task->id).add(note.agent).add(note.round).add(doc.id).value());
     const double relevance = evidence_relevance(*note.task, task, doc.text);
-    order.push_back({doc.id, (1.0 - contentiousness) * relevance + contentiousness * own.uniform()});
+    const double supports = text_names(*note.task, doc.text, position) ? kOwnPositionPull : 0.0;
+    order.push_back({doc.id, (1.0 - contentiousness) * relevance + contentiousness * own.uniform() + supports});
   }
   std::stable_sort(order.begin(), order.end(), [](const Cited& a, const Cited& b) { return a.score > b.score; });
   return order;
@@ -175,7 +187,7 @@ MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile
   for (const auto& [answer, mass] : belief)
     if (answer != top && (second.empty() || mass > belief.at(second))) second = answer;
   const int stance = matches_gold(*note.task, top) ? 1 : -1;
-  const std::vector<Cited> order = citation_order(note, task, contentiousness);
+  const std::vector<Cited> order = citation_order(note, task, contentiousness, top);
   Json arguments = Json::array();
   for (int i = 0; i < kArguments; ++i) {
     const double quality =

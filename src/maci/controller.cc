@@ -212,7 +212,8 @@ RoundRecord Controller::observe(const RoundInput& input) {
   if (s.hold_contentiousness) {
     record.next_contentiousness = contentiousness_;
   } else if (s.schedule == ContentiousnessSchedule::kFixed) {
-    record.next_contentiousness = std::max(0.0, contentiousness_ - s.fixed_step);
+    record.next_contentiousness =
+        std::max(std::min(contentiousness_, s.fixed_floor), contentiousness_ - s.fixed_step);
   } else if (s.plateau == PlateauRule::kRelative) {
     record.next_contentiousness = next_contentiousness(contentiousness_, record.information_plateau,
                                                        record.dispersion_plateau, s.information_step,
@@ -225,6 +226,9 @@ RoundRecord Controller::observe(const RoundInput& input) {
   }
   record.next_quality_gate = next_gate(quality_gate_, record.information_plateau, s.gate_step, s.gate_max);
   record.next_crit_gate = next_gate(crit_gate_, record.information_plateau, s.gate_step, s.gate_max);
+  // Dials move in steps of 0.1 and 0.2: rounded to 1e-9, 0.8 − 0.2 is 0.6, not 0.6000000000000001.
+  for (double* dial : {&record.next_contentiousness, &record.next_quality_gate, &record.next_crit_gate})
+    *dial = std::round(*dial * 1e9) / 1e9;
 
   // Line 14: eq. (10) with the round's own gate τ_Q^(t) (M-12), then the other stops (M-11).
   const bool quality_sufficient =

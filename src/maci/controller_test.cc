@@ -55,7 +55,9 @@ TEST(MaciController, GuideTraceOfThreeRounds) {
       {{.5, .35, .15}, .85, .7, 0.618, 0.556, 0.040330942, 0.008303137, 0.050453157, 0.744552225},
       {{.58, .31, .11}, .9, .8, 0.6744, 0.6048, 0.038119792, 0.000353212, 0.048398329, 0.750408990},
   };
-  const std::vector<double> next_cl{0.6, 0.4, 0.2};
+  // The fixed schedule, down to App. B.1's last rung 0.3 (the guide's trace, without a floor,
+  // reads 0.2 for the third).
+  const std::vector<double> next_cl{0.6, 0.4, 0.3};
   for (std::size_t t = 0; t < rounds.size(); ++t) {
     const Expected& e = rounds[t];
     RoundInput input;
@@ -80,6 +82,24 @@ TEST(MaciController, GuideTraceOfThreeRounds) {
   EXPECT_NEAR(controller.history()[0].weights[0], 0.518518484, 1e-9);
   EXPECT_NEAR(controller.history()[0].mixture[0], 0.503703697, 1e-9);
   EXPECT_NEAR(controller.history()[1].mixture[1], 0.323679730, 1e-9);
+}
+
+TEST(MaciController, TheFixedScheduleWalksTheLadderToItsLastRungInExactSteps) {
+  Controller controller = controller_with({}, {{.5, .5}, {.5, .5}});
+  controller.set_dials(0.9, 0.5, 0.3);
+  std::vector<double> seen;
+  for (int t = 0; t < 4; ++t) {
+    RoundInput input;
+    input.agents = {{{.5, .5}, {"d1"}}, {{.5, .5}, {"d1"}}};
+    seen.push_back(controller.observe(input).next_contentiousness);
+  }
+  // Exactly 0.7, 0.5, 0.3 (rounded to 1e-9, not 0.7000000000000001), then held at the floor.
+  EXPECT_EQ(seen, (std::vector<double>{0.7, 0.5, 0.3, 0.3}));
+  Controller low = controller_with({}, {{.5, .5}, {.5, .5}});
+  low.set_dials(0.2, 0.5, 0.3);  // below the floor: not raised to it
+  RoundInput input;
+  input.agents = {{{.5, .5}, {}}, {{.5, .5}, {}}};
+  EXPECT_EQ(low.observe(input).next_contentiousness, 0.2);
 }
 
 TEST(MaciController, DualGateAdmission) {

@@ -65,6 +65,23 @@ TEST(FinalBelief, OtherProtocolsMixTheLastRoundsTurnsAtTheirStatedConfidence) {
   EXPECT_DOUBLE_EQ(scores->confidence, 0.5);
 }
 
+TEST(FinalBelief, AccAtThreeCountsTheTopThreeOnly) {
+  Transcript t;
+  t.gold = "D";
+  t.final_answer = "A";
+  t.events.push_back({1, "maci_final",
+                      R"({"distribution":[{"label":"A","probability":0.4},{"label":"B","probability":0.3},)"
+                      R"({"label":"C","probability":0.2},{"label":"D","probability":0.1}]})"});
+  auto scores = belief_scores(t);
+  ASSERT_TRUE(scores);
+  EXPECT_FALSE(scores->acc_at_3);  // fourth
+  EXPECT_DOUBLE_EQ(scores->reciprocal_rank, 0.25);
+  t.gold = "C";
+  scores = belief_scores(t);
+  EXPECT_TRUE(scores->acc_at_3);  // third
+  EXPECT_DOUBLE_EQ(scores->reciprocal_rank, 1.0 / 3.0);
+}
+
 TEST(FinalBelief, TiesRankByListOrderAndNothingToScoreIsNone) {
   Transcript t;
   t.gold = "B";

@@ -521,7 +521,10 @@ Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {
   if (halt) {
     transcript.status = halt->status;
     transcript.status_reason = halt->reason;
-    if (halt->status == DebateStatus::kBudget) {
+    if (halt->status == DebateStatus::kBudget && halt->answer) {
+      final_answer = halt->answer;  // the protocol's own answer at the halt
+      transcript.events.push_back({0, "budget", halt->reason});
+    } else if (halt->status == DebateStatus::kBudget) {
       // A debate stopped by its budget answers with the vote over what it has so far.
       std::vector<Answer> latest;
       for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);

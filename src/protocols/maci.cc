@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "parley/evidence.h"
@@ -48,7 +49,8 @@ struct EvidenceContext {
   std::vector<std::vector<double>> embeddings;
   std::vector<double> prototype;
   std::vector<SelectedEvidence> selected;
-  std::string encoder;  // the embedding model's name, or "lexical"
+  std::string encoder;  // "model" (the entry's `embeddings:`) or "lexical"
+  std::vector<std::string> too_large;  // candidates alone larger than the whole context budget
 
   std::optional<std::size_t> find(const std::string& id) const {
     for (std::size_t i = 0; i < documents->size(); ++i)
@@ -57,15 +59,20 @@ struct EvidenceContext {
   }
 };
 
-// The candidates: the task's own documents (all of them, first), then the corpus's BM25 hits
-// for the query (a corpus document with the id of a task document is that document).
-std::vector<RetrievedDocument> candidates_for(const Task& task, const std::string& query, std::size_t limit,
-                                              std::vector<EvidenceDocument>& pool) {
-  std::vector<RetrievedDocument> candidates;
+// The task's own documents (all of them, in their order) and the corpus's BM25 hits for the
+// query, into `pool` (a corpus document with the id of a task document is that document).
+struct Candidates {
+  std::vector<RetrievedDocument> own;     // the task's documents
+  std::vector<RetrievedDocument> corpus;  // BM25 hits, best first
+};
+
+Candidates candidates_for(const Task& task, const std::string& query, std::size_t limit,
+                          std::vector<EvidenceDocument>& pool) {
+  Candidates candidates;
   std::set<std::string> ids;
   for (const EvidenceDocument& doc : task.documents) {
     if (!ids.insert(doc.id).second) continue;
-    candidates.push_back({pool.size(), 0.0});
+    candidates.own.push_back({pool.size(), 0.0});
     pool.push_back(doc);
   }
   if (task.evidence) {
@@ -74,18 +81,29 @@ std::vector<RetrievedDocument> candidates_for(const Task& task, const std::strin
     for (const RetrievedDocument& hit : hits.value()) {
       const EvidenceDocument& doc = task.evidence->documents().at(hit.index);
       if (!ids.insert(doc.id).second) continue;
-      candidates.push_back({pool.size(), hit.bm25});
+      candidates.corpus.push_back({pool.size(), hit.bm25});
       pool.push_back(doc);
     }
   }
   return candidates;
 }
 
+// E^(0): the task's own documents first — the case itself (a news task's article) is never cut
+// for the corpus's sake — then the corpus's candidates, reranked with an embedding model, in
+// what is left of the budget.
 Async<EvidenceContext> gather_evidence(Debate& debate, const Settings& settings, const std::string& query) {
   std::vector<EvidenceDocument> pool;
-  const std::vector<RetrievedDocument> candidates = candidates_for(debate.task(), query, settings.candidates, pool);
+  const Candidates candidates = candidates_for(debate.task(), query, settings.candidates, pool);
   EvidenceContext context;
   std::vector<std::vector<double>> pool_embeddings;
+  context.selected = select_within_budget(candidates.own, pool, settings.context);
+  ContextBudget rest = settings.context;
+  rest.max_documents -= std::min(rest.max_documents, context.selected.size());
+  for (const SelectedEvidence& chosen : context.selected) rest.max_tokens -= chosen.tokens;
+  for (const auto* list : {&candidates.own, &candidates.corpus})
+    for (const RetrievedDocument& c : *list)
+      if (estimate_tokens(pool[c.index].text) > settings.context.max_tokens) context.too_large.push_back(pool[c.index].id);
+  std::vector<SelectedEvidence> from_corpus;
   if (debate.can_embed()) {
     context.encoder = "model";
     // (Named arguments, not literals or a braced list: GCC 12 cannot keep an array in a coroutine frame.)
@@ -93,20 +111,25 @@ Async<EvidenceContext> gather_evidence(Debate& debate, const Settings& settings,
     std::vector<std::vector<double>> theta = co_await debate.embed(
         std::move(query_text), 0, std::string("the question (θ, the retrieval query)"), std::string("embedding_query"));
     context.prototype = std::move(theta.at(0));
-    if (!candidates.empty()) {
+    if (!pool.empty()) {
       std::vector<std::string> texts;
       for (const auto& doc : pool) texts.push_back(doc.text);
       pool_embeddings = co_await debate.embed(std::move(texts), 0, fmt::format("{} evidence candidates", pool.size()),
                                               std::string("embedding_evidence"));
-      auto reranked = rerank_within_budget(candidates, pool, context.prototype, pool_embeddings, settings.context);
+      std::vector<std::vector<double>> corpus_embeddings;
+      for (const RetrievedDocument& c : candidates.corpus) corpus_embeddings.push_back(pool_embeddings.at(c.index));
+      auto reranked = rerank_within_budget(candidates.corpus, pool, context.prototype, corpus_embeddings, rest);
       if (!reranked) throw DebateHalt{DebateStatus::kFailed, "evidence rerank: " + reranked.error().message};
-      context.selected = std::move(reranked.value());
+      from_corpus = std::move(reranked.value());
+      for (SelectedEvidence& own : context.selected)  // recorded, though the task's own are never cut
+        own.similarity = cosine_similarity(pool_embeddings.at(own.index), context.prototype);
     }
   } else {
     context.encoder = "lexical";
     context.prototype = lexical_embedding(query);
-    context.selected = select_within_budget(candidates, pool, settings.context);
+    from_corpus = select_within_budget(candidates.corpus, pool, rest);
   }
+  context.selected.insert(context.selected.end(), from_corpus.begin(), from_corpus.end());
   auto documents = std::make_shared<std::vector<EvidenceDocument>>();
   for (const SelectedEvidence& chosen : context.selected) {
     documents->push_back(pool[chosen.index]);
@@ -175,21 +198,19 @@ std::string opening_prompt(const Task& task, const EvidenceContext& evidence, st
       agents, belief_instruction(task), maci::reply_format(), question_with_options(task), evidence_block(evidence));
 }
 
-std::string render_reply(const maci::Reply& reply, const maci::OutcomeSpace& space) {
-  std::vector<std::size_t> order(reply.belief.size());
+std::string render_distribution(const maci::Distribution& belief, const maci::OutcomeSpace& space) {
+  std::vector<std::size_t> order(belief.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reply.belief[a] > reply.belief[b]; });
-  std::string out = "distribution:";
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return belief[a] > belief[b]; });
+  std::string out;
   for (std::size_t i : order)
-    if (reply.belief[i] > 0.0) out += fmt::format(" {} {:.2f};", space.name(i), reply.belief[i]);
-  for (const auto& argument : reply.arguments) {
-    out += "\n- " + argument.claim + " (" + argument.justification + ")";
-    if (!argument.evidence.empty()) {
-      out += " [";
-      for (std::size_t i = 0; i < argument.evidence.size(); ++i) out += (i ? ", " : "") + argument.evidence[i];
-      out += "]";
-    }
-  }
+    if (belief[i] > 0.0) out += fmt::format("{}{} {:.2f}", out.empty() ? "" : "; ", space.name(i), belief[i]);
+  return out;
+}
+
+std::string render_argument(const maci::Argument& argument) {
+  std::string out = argument.claim + " (" + argument.justification + ")";
+  if (!argument.evidence.empty()) out += " [" + fmt::format("{}", fmt::join(argument.evidence, ", ")) + "]";
   return out;
 }
 
@@ -261,74 +282,32 @@ class Maci final : public Protocol {
     maci::ControllerSettings controller_settings = settings_.controller;
     controller_settings.dispersion = settings_.dispersion.value_or(
         task.labels && task.labels->ordered() ? maci::Dispersion::kWasserstein : maci::Dispersion::kJensenShannon);
-    maci::Controller controller(controller_settings, initial, settings_.bins);
+    // τ_Q is a threshold on a dense encoder's cosines; the lexical encoder's word overlap and an
+    // empty context give Q nothing to gate on: Q is measured, but the gate is off.
+    std::string gate_off;
+    if (evidence.documents->empty()) gate_off = "no evidence in the context";
+    else if (evidence.encoder == "lexical") gate_off = "no embedding model (lexical encoder)";
+    if (!gate_off.empty()) controller_settings.quality_gate = false;
+    Progress state{maci::Controller(controller_settings, initial, settings_.bins), std::move(debaters)};
     if (settings_.held_contentiousness)
-      controller.set_dials(*settings_.held_contentiousness, controller.quality_gate(), controller.crit_gate());
-    record_start(debate, evidence, initial, controller, debaters, space);
+      state.controller.set_dials(*settings_.held_contentiousness, state.controller.quality_gate(),
+                                 state.controller.crit_gate());
+    record_start(debate, evidence, initial, state, space, gate_off);
 
-    std::vector<RecordEntry> record;        // ψ
-    std::vector<RecordEntry> admitted_last;  // what the last round added to ψ
-    maci::StopReason stop = maci::StopReason::kNone;
-    while (stop == maci::StopReason::kNone) {
-      const int round = controller.next_round();
-      const Dials dials{controller.contentiousness(), controller.quality_gate(), controller.crit_gate()};
-      const std::vector<Debater> before = debaters;  // each agent sees its opponents' previous replies
-      for (std::size_t u = 0; u < debaters.size(); ++u)
-        debaters[u].history.push_back({"user", round_prompt(round, dials, admitted_last, before, u, space)});
-      const std::vector<bool> valid = co_await ask_round(debate, round, dials.contentiousness, debaters, space, evidence,
-                                                         &before, &admitted_last);
-
-      // The round's candidate arguments, judged (Alg. 1 line 7).
-      std::vector<JudgedArgument> judged;
-      maci::RoundInput input;
-      std::vector<std::vector<std::string>> unresolved;
-      for (std::size_t u = 0; u < debaters.size(); ++u) {
-        maci::AgentRound agent_round;
-        agent_round.belief = belief_of(debaters[u], space);
-        if (valid[u]) {
-          const maci::Reply& reply = *debaters[u].latest;
-          for (std::size_t i = 0; i < reply.arguments.size(); ++i) {
-            const maci::Argument& argument = reply.arguments[i];
-            JudgedArgument j{debaters[u].agent.name, argument.claim, argument.justification, {}, static_cast<int>(i),
-                             debaters[u].position};
-            maci::CandidateArgument candidate;
-            candidate.agent = u;
-            unresolved.emplace_back();
-            for (const std::string& id : argument.evidence) {
-              agent_round.cited.push_back(id);
-              const auto at = evidence.find(id);
-              if (!at) {
-                unresolved.back().push_back(id);
-                continue;
-              }
-              j.spans.push_back({id, (*evidence.documents)[*at].text});
-              candidate.spans.push_back({id, evidence.embeddings[*at]});
-            }
-            judged.push_back(std::move(j));
-            input.arguments.push_back(std::move(candidate));
-          }
-        }
-        input.agents.push_back(std::move(agent_round));
-      }
-      if (!judged.empty()) {
-        const std::vector<CritVerdict> verdicts = co_await Judge(debate).crit(judged, round);
-        for (std::size_t i = 0; i < verdicts.size(); ++i) input.arguments[i].judge_scores = verdicts[i].composites;
-      }
-      const maci::RoundRecord result = controller.observe(input);
-
-      admitted_last.clear();
-      for (std::size_t i = 0; i < result.arguments.size(); ++i) {
-        if (!result.arguments[i].admitted) continue;
-        const std::size_t u = input.arguments[i].agent;
-        const maci::Argument& argument = debaters[u].latest->arguments.at(static_cast<std::size_t>(judged[i].index));
-        admitted_last.push_back({round, debaters[u].agent.name, judged[i].position, judged[i].index, argument,
-                                 result.arguments[i].evidence_score.value_or(0.0), result.arguments[i].crit.value_or(0.0)});
-      }
-      record.insert(record.end(), admitted_last.begin(), admitted_last.end());
-      record_round(debate, result, judged, unresolved, debaters, valid, space);
-      stop = result.stop;
+    std::optional<DebateHalt> halted;
+    try {
+      while (state.stop == maci::StopReason::kNone) co_await argue(debate, state, space, evidence);
+    } catch (DebateHalt& halt) {
+      if (halt.status != DebateStatus::kBudget) throw;
+      halted = std::move(halt);  // Alg. 1 returns p^(t) on budget exhaustion too
     }
-    co_return finish(debate, controller, record, debaters, space, stop);
+    std::optional<std::string> answer =
+        finish(debate, state, space, halted ? std::string("budget") : std::string(maci::stop_reason_name(state.stop)));
+    if (halted) {
+      halted->answer = std::move(answer);
+      throw *halted;
+    }
+    co_return answer;
   }
 
  private:
@@ -338,39 +317,115 @@ class Maci final : public Protocol {
     double crit_gate = 0.0;
   };
 
+  // A debate in progress: the moderator, the agents, ψ and what the last round decided.
+  struct Progress {
+    maci::Controller controller;
+    std::vector<Debater> debaters;
+    std::vector<RecordEntry> record;                 // ψ
+    std::vector<RecordEntry> admitted_last;          // what the last round added to ψ
+    std::map<std::string, int> rejected_last;        // agent → its arguments the last round did not admit
+    maci::StopReason stop = maci::StopReason::kNone;
+  };
+
+  // One round (Alg. 1 lines 3–16): the agents argue, the panel judges, the moderator decides.
+  Async<void> argue(Debate& debate, Progress& state, const maci::OutcomeSpace& space,
+                    const EvidenceContext& evidence) const {
+    const int round = state.controller.next_round();
+    const Dials dials{state.controller.contentiousness(), state.controller.quality_gate(), state.controller.crit_gate()};
+    const std::vector<Debater> before = state.debaters;  // each agent sees its opponents' previous replies
+    for (std::size_t u = 0; u < state.debaters.size(); ++u)
+      state.debaters[u].history.push_back({"user", round_prompt(round, dials, state, before, u, space)});
+    const std::vector<bool> valid = co_await ask_round(debate, round, dials.contentiousness, state.debaters, space,
+                                                       evidence, &before, &state.admitted_last);
+
+    // The round's candidate arguments, judged (line 7).
+    std::vector<JudgedArgument> judged;
+    maci::RoundInput input;
+    std::vector<std::vector<std::string>> unresolved;
+    for (std::size_t u = 0; u < state.debaters.size(); ++u) {
+      const Debater& debater = state.debaters[u];
+      maci::AgentRound agent_round;
+      agent_round.belief = belief_of(debater, space);
+      for (std::size_t i = 0; valid[u] && i < debater.latest->arguments.size(); ++i) {
+        const maci::Argument& argument = debater.latest->arguments[i];
+        JudgedArgument j{debater.agent.name, argument.claim, argument.justification, {}, static_cast<int>(i),
+                         debater.position};
+        maci::CandidateArgument candidate;
+        candidate.agent = u;
+        unresolved.emplace_back();
+        for (const std::string& id : argument.evidence) {
+          agent_round.cited.push_back(id);
+          const auto at = evidence.find(id);
+          if (!at) {
+            unresolved.back().push_back(id);
+            continue;
+          }
+          j.spans.push_back({id, (*evidence.documents)[*at].text});
+          candidate.spans.push_back({id, evidence.embeddings[*at]});
+        }
+        judged.push_back(std::move(j));
+        input.arguments.push_back(std::move(candidate));
+      }
+      input.agents.push_back(std::move(agent_round));
+    }
+    if (!judged.empty()) {
+      const std::vector<CritVerdict> verdicts = co_await Judge(debate).crit(judged, round);
+      for (std::size_t i = 0; i < verdicts.size(); ++i) input.arguments[i].judge_scores = verdicts[i].composites;
+    }
+    const maci::RoundRecord result = state.controller.observe(input);  // lines 8–16
+
+    state.admitted_last.clear();
+    state.rejected_last.clear();
+    for (std::size_t i = 0; i < result.arguments.size(); ++i) {
+      const Debater& author = state.debaters[input.arguments[i].agent];
+      if (!result.arguments[i].admitted) {
+        ++state.rejected_last[author.agent.name];
+        continue;
+      }
+      const maci::Argument& argument = author.latest->arguments.at(static_cast<std::size_t>(judged[i].index));
+      state.admitted_last.push_back({round, author.agent.name, judged[i].position, judged[i].index, argument,
+                                     result.arguments[i].evidence_score.value_or(0.0),
+                                     result.arguments[i].crit.value_or(0.0)});
+    }
+    state.record.insert(state.record.end(), state.admitted_last.begin(), state.admitted_last.end());
+    record_round(debate, result, judged, unresolved, state.debaters, valid, space);
+    state.stop = result.stop;
+  }
+
   static maci::Distribution belief_of(const Debater& d, const maci::OutcomeSpace& space) {
     if (d.latest) return d.latest->belief;
     // No valid reply yet: no information, every outcome alike (docs/protocols.md).
     return maci::Distribution(space.size(), 1.0 / static_cast<double>(space.size()));
   }
 
-  std::string round_prompt(int round, const Dials& dials, const std::vector<RecordEntry>& admitted_last,
-                           const std::vector<Debater>& before, std::size_t self, const maci::OutcomeSpace& space) const {
-    std::string out = fmt::format(
-        "Round {}. Contentiousness CL = {:.1f}. {}\nAn argument enters the debate record only if the evidence it "
-        "cites has quality of at least τ_Q = {:.2f} and the judges' score is at least τ_CRIT = {:.2f}.\n\n",
-        round, dials.contentiousness, behaviour_instruction(dials.contentiousness), dials.quality_gate,
-        dials.crit_gate);
+  // A round's user turn: the dials, ψ's additions of the last round, each opponent's belief and
+  // how many of its arguments the gates turned away. Rejected arguments are discarded (Alg. 1
+  // line 8): an agent sees what ψ admitted, never the rest (docs/protocols.md, "maci").
+  std::string round_prompt(int round, const Dials& dials, const Progress& state, const std::vector<Debater>& before,
+                           std::size_t self, const maci::OutcomeSpace& space) const {
+    const bool quality_gate = state.controller.settings().quality_gate;
+    std::string out = fmt::format("Round {}. Contentiousness CL = {:.1f}. {}\n", round, dials.contentiousness,
+                                  behaviour_instruction(dials.contentiousness));
+    out += quality_gate ? fmt::format("An argument enters the debate record only if the evidence it cites has quality of "
+                                      "at least τ_Q = {:.2f} and the judges' score is at least τ_CRIT = {:.2f}.\n\n",
+                                      dials.quality_gate, dials.crit_gate)
+                        : fmt::format("An argument enters the debate record only if the judges' score is at least "
+                                      "τ_CRIT = {:.2f}.\n\n",
+                                      dials.crit_gate);
     if (round > 1) {
       out += fmt::format("Admitted to the record in round {}:", round - 1);
-      if (admitted_last.empty()) out += " nothing.";
-      for (const RecordEntry& entry : admitted_last) {
-        out += "\n- (" + entry.agent + ") " + entry.argument.claim;
-        if (!entry.argument.evidence.empty()) {
-          out += " [";
-          for (std::size_t i = 0; i < entry.argument.evidence.size(); ++i)
-            out += (i ? ", " : "") + entry.argument.evidence[i];
-          out += "]";
-        }
-      }
+      if (state.admitted_last.empty()) out += " nothing.";
+      for (const RecordEntry& entry : state.admitted_last) out += "\n- (" + entry.agent + ") " + render_argument(entry.argument);
       out += "\n\n";
     }
     const bool one = before.size() == 2;
-    out += one ? "Your opponent's latest reply:" : "Your opponents' latest replies:";
+    out += one ? "Your opponent's latest position:" : "Your opponents' latest positions:";
     for (std::size_t v = 0; v < before.size(); ++v) {
       if (v == self) continue;
-      out += "\n\n" + before[v].agent.name + ": ";
-      out += before[v].latest ? render_reply(*before[v].latest, space) : std::string("(no valid reply)");
+      out += "\n" + before[v].agent.name + ": ";
+      out += before[v].latest ? render_distribution(before[v].latest->belief, space) : std::string("(no valid reply)");
+      if (const auto r = state.rejected_last.find(before[v].agent.name); r != state.rejected_last.end())
+        out += fmt::format(" ({} of its arguments not admitted)", r->second);
     }
     out += fmt::format(
         "\n\nCounter-argue {} position and strengthen your own arguments at this contentiousness, then update your "
@@ -442,8 +497,9 @@ class Maci final : public Protocol {
   }
 
   void record_start(Debate& debate, const EvidenceContext& evidence, const maci::InitialState& initial,
-                    const maci::Controller& controller, const std::vector<Debater>& debaters,
-                    const maci::OutcomeSpace& space) const {
+                    const Progress& state, const maci::OutcomeSpace& space, const std::string& gate_off) const {
+    const maci::Controller& controller = state.controller;
+    const std::vector<Debater>& debaters = state.debaters;
     Json documents = Json::array();
     for (std::size_t i = 0; i < evidence.selected.size(); ++i) {
       const SelectedEvidence& s = evidence.selected[i];
@@ -464,8 +520,10 @@ class Maci final : public Protocol {
                       {"disagreement", controller.initial_disagreement()},
                       {"contentiousness", controller.contentiousness()},
                       {"quality_gate", controller.quality_gate()},
+                      {"quality_gate_off", gate_off.empty() ? Json(nullptr) : Json(gate_off)},
                       {"crit_gate", controller.crit_gate()},
                       {"held", settings_.held_contentiousness.has_value()},
+                      {"too_large", evidence.too_large},
                       {"agents", agents}}
                      .dump());
   }
@@ -520,9 +578,11 @@ class Maci final : public Protocol {
   }
 
   // The final distribution, ψ and the acquisition plan (docs/protocols.md, "maci").
-  std::optional<std::string> finish(Debate& debate, const maci::Controller& controller,
-                                    const std::vector<RecordEntry>& record, const std::vector<Debater>& debaters,
-                                    const maci::OutcomeSpace& space, maci::StopReason stop) const {
+  std::optional<std::string> finish(Debate& debate, const Progress& state, const maci::OutcomeSpace& space,
+                                    const std::string& stop) const {
+    const maci::Controller& controller = state.controller;
+    const std::vector<RecordEntry>& record = state.record;
+    const std::vector<Debater>& debaters = state.debaters;
     const maci::Distribution& p = controller.mixture();
     const std::string prediction = favoured(p, space);
     Json psi = Json::array();
@@ -535,7 +595,7 @@ class Maci final : public Protocol {
                      {"evidence_score", entry.evidence_score},
                      {"crit", entry.crit}});
     debate.event(controller.history().empty() ? 0 : controller.history().back().round, "maci_final",
-                 Json{{"stop", maci::stop_reason_name(stop)},
+                 Json{{"stop", stop},
                       {"rounds", controller.history().size()},
                       {"prediction", prediction},
                       {"distribution", ranked(p, space)},

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "parley/evidence.h"
 #include "parley/simulator.h"
+#include "protocols/prompts.h"
 #include "protocol_harness.h"
 
 namespace parley {
@@ -53,8 +55,13 @@ std::string agent_reply(const ChatRequest& r) {
       .dump();
 }
 
+// CRIT by claim: 0.9, 0.5 (a1's); 0.7, 0.1 (a2's).
 std::string crit_reply(const ChatRequest& r) {
-  const double score = r.messages.back().content.str().find("Mars is red") != std::string::npos ? 0.1 : 0.9;
+  const std::string& prompt = r.messages.back().content.str();
+  double score = 0.9;
+  if (prompt.find("Unsupported claim") != std::string::npos) score = 0.5;
+  if (prompt.find("Venus is bright") != std::string::npos) score = 0.7;
+  if (prompt.find("Mars is red") != std::string::npos) score = 0.1;
   return Json{{"evidence", score}, {"logic", score}, {"relevance", score}}.dump();
 }
 
@@ -96,9 +103,11 @@ TEST(Maci, PreDebateRetrievesScoresTheEvidenceAndBinsTheFirstContentiousness) {
   EXPECT_NEAR(start[0]["disagreement"].get<double>(), 0.12451124978365302, 1e-9);
   EXPECT_DOUBLE_EQ(start[0]["contentiousness"].get<double>(), 0.8);
   EXPECT_EQ(start[0]["encoder"], "model");
-  ASSERT_EQ(start[0]["evidence"].size(), 2u);  // reranked by similarity: good, then bad
+  ASSERT_EQ(start[0]["evidence"].size(), 2u);  // the task's own documents, in their order, never cut
   EXPECT_EQ(start[0]["evidence"][0]["id"], "good");
   EXPECT_NEAR(start[0]["evidence"][0]["similarity"].get<double>(), 0.8, 1e-12);
+  EXPECT_EQ(start[0]["evidence"][1]["id"], "bad");
+  EXPECT_TRUE(start[0]["quality_gate_off"].is_null());
   // The embeddings were two calls: the question, then the candidates.
   ASSERT_EQ(run.h.client->embedding_requests.size(), 2u);
   EXPECT_EQ(run.h.client->embedding_requests[0].note.turn, "embedding_query");
@@ -128,20 +137,24 @@ TEST(Maci, EachGateRejectsWhatItShouldAndOnlyAdmittedArgumentsEnterTheRecord) {
   EXPECT_TRUE(args[0]["admitted"].get<bool>());
   // Its unsupported one cites an id that is not in the context: no q, rejected.
   EXPECT_TRUE(args[1]["evidence_score"].is_null());
+  EXPECT_NEAR(args[1]["crit"].get<double>(), 0.5, 1e-12);
   EXPECT_EQ(args[1]["unresolved"], Json::array({"nowhere"}));
   EXPECT_FALSE(args[1]["admitted"].get<bool>());
-  // a2's first fails the Q gate (0.19996), its second the CRIT gate (0.1).
+  // a2's first fails the Q gate (0.19996) despite CRIT 0.7, its second the CRIT gate (0.1).
   EXPECT_NEAR(args[2]["evidence_score"].get<double>(), 0.19996001199600144, 1e-9);
+  EXPECT_NEAR(args[2]["crit"].get<double>(), 0.7, 1e-12);
   EXPECT_FALSE(args[2]["admitted"].get<bool>());
   EXPECT_NEAR(args[3]["crit"].get<double>(), 0.1, 1e-12);
   EXPECT_FALSE(args[3]["admitted"].get<bool>());
-  // Eq. (4): Γ = 0.8·0.5 + 0.2·CRIT̄: a1 0.58, a2 0.5 (its mean CRIT (0.9 + 0.1)/2); ω ∝ Γ + ϵ.
-  EXPECT_NEAR(rounds[0]["agents"][0]["reliability"].get<double>(), 0.58, 1e-12);
-  EXPECT_NEAR(rounds[0]["agents"][1]["reliability"].get<double>(), 0.5, 1e-12);
-  EXPECT_NEAR(rounds[0]["agents"][0]["weight"].get<double>(), 0.58 / 1.08, 1e-6);
-  // The mixture: 0.537037·(.2, .8) + 0.462963·(.3, .7) → B 0.753704.
+  // Eq. (4) over every candidate argument, admitted or not (M-14): CRIT̄ a1 (0.9 + 0.5)/2 = 0.7,
+  // a2 (0.7 + 0.1)/2 = 0.4; Γ = 0.8·0.5 + 0.2·CRIT̄: 0.54 and 0.48 (admitted-only would give 0.58
+  // and an unchanged 0.5); ω ∝ Γ + ϵ.
+  EXPECT_NEAR(rounds[0]["agents"][0]["reliability"].get<double>(), 0.54, 1e-12);
+  EXPECT_NEAR(rounds[0]["agents"][1]["reliability"].get<double>(), 0.48, 1e-12);
+  EXPECT_NEAR(rounds[0]["agents"][0]["weight"].get<double>(), 0.54 / 1.02, 1e-6);
+  // The mixture: 0.529412·(.2, .8) + 0.470588·(.3, .7) → B 0.752941.
   EXPECT_EQ(rounds[0]["mixture"][0]["label"], "B");
-  EXPECT_NEAR(rounds[0]["mixture"][0]["probability"].get<double>(), 0.8 * 0.58 / 1.08 + 0.7 * 0.5 / 1.08, 1e-6);
+  EXPECT_NEAR(rounds[0]["mixture"][0]["probability"].get<double>(), 0.8 * 0.54 / 1.02 + 0.7 * 0.48 / 1.02, 1e-6);
   // Eq. (3): a1 cited {good, nowhere}, a2 {bad, good}: 1/3.
   EXPECT_NEAR(rounds[0]["overlap"].get<double>(), 1.0 / 3.0, 1e-12);
   // ψ: a1's supported argument of each round.
@@ -159,13 +172,19 @@ TEST(Maci, RoundsShowTheDialsTheOpponentAndLastRoundsAdmissionsAppendOnly) {
   const std::string& round1 = argue[0]->messages.back().content;
   EXPECT_NE(round1.find("Round 1. Contentiousness CL = 0.8."), std::string::npos);
   EXPECT_NE(round1.find("τ_Q = 0.50"), std::string::npos);
-  EXPECT_NE(round1.find("a2: distribution: A 0.60; B 0.40;"), std::string::npos);  // the opponent's round 0
+  EXPECT_NE(round1.find("Your opponent's latest position:\na2: A 0.60; B 0.40"), std::string::npos);  // its round 0
+  EXPECT_EQ(round1.find("Venus"), std::string::npos);  // round 0's arguments were never judged: not shown
   EXPECT_EQ(round1.find("Admitted to the record"), std::string::npos);
   EXPECT_EQ(argue[0]->note.contentiousness, 0.8);
   const std::string& round2 = argue[1]->messages.back().content;
   // The fixed schedule: 0.8 − 0.2.
   EXPECT_NE(round2.find("Round 2. Contentiousness CL = 0.6."), std::string::npos);
-  EXPECT_NE(round2.find("Admitted to the record in round 1:\n- (a1) Jupiter is largest [good]"), std::string::npos);
+  EXPECT_NE(round2.find("Admitted to the record in round 1:\n- (a1) Jupiter is largest (Because.) [good]\n"),
+            std::string::npos);
+  // a2's arguments were both rejected: a1 is told how many, never what they said (Alg. 1 line 8).
+  EXPECT_NE(round2.find("a2: B 0.70; A 0.30 (2 of its arguments not admitted)"), std::string::npos);
+  EXPECT_EQ(round2.find("Venus is bright"), std::string::npos);
+  EXPECT_EQ(round2.find("Mars is red"), std::string::npos);
   // a2 sees a1's admitted argument as a reference the simulator can score.
   const auto a2 = run.requests("a2", "maci_argue");
   ASSERT_EQ(a2.size(), 2u);
@@ -207,14 +226,29 @@ TEST(Maci, AHeldContentiousnessAndTheLexicalEncoderWithoutAnEmbeddingModel) {
   const Transcript t = h.run("maci", {{"max_rounds", std::int64_t{2}}, {"hold_contentiousness", 0.3}});
   ASSERT_EQ(t.status, DebateStatus::kCompleted) << t.status_reason;
   EXPECT_TRUE(h.client->embedding_requests.empty());
+  // θ and φ are the lexical encoder's: q of an argument citing "good" alone is the cosine of the
+  // document's and the query's (the question with its options) lexical embeddings.
+  const double q_good = cosine_similarity(lexical_embedding("Jupiter is the largest planet by radius."),
+                                          lexical_embedding(question_with_options(*h.task)));
+  int rounds = 0;
   for (const auto& e : t.events) {
+    const Json d = Json::parse(e.detail.empty() ? "{}" : e.detail, nullptr, false);
     if (e.kind == "maci_start") {
-      EXPECT_EQ(Json::parse(e.detail)["encoder"], "lexical");
+      EXPECT_EQ(d["encoder"], "lexical");
+      EXPECT_EQ(d["quality_gate_off"], "no embedding model (lexical encoder)");
+      EXPECT_TRUE(d["evidence_quality"].is_number());
     }
     if (e.kind == "maci_round") {
-      EXPECT_DOUBLE_EQ(Json::parse(e.detail)["contentiousness"].get<double>(), 0.3);
+      ++rounds;
+      EXPECT_DOUBLE_EQ(d["contentiousness"].get<double>(), 0.3);  // held
+      EXPECT_NEAR(d["arguments"][0]["evidence_score"].get<double>(), q_good, 1e-12);
+      // The Q gate is off: only CRIT decides (0.9, 0.5 and 0.7 pass; 0.1 does not).
+      EXPECT_TRUE(d["arguments"][1]["admitted"].get<bool>());
+      EXPECT_TRUE(d["arguments"][2]["admitted"].get<bool>());
+      EXPECT_FALSE(d["arguments"][3]["admitted"].get<bool>());
     }
   }
+  EXPECT_EQ(rounds, 2);
 }
 
 TEST(Maci, ATaskWithoutAnOutcomeSpaceFailsWithAReasonAndTheBudgetHalts) {
@@ -228,8 +262,21 @@ TEST(Maci, ATaskWithoutAnOutcomeSpaceFailsWithAReasonAndTheBudgetHalts) {
   EXPECT_EQ(t.status, DebateStatus::kFailed);
   EXPECT_NE(t.status_reason.find("maci:"), std::string::npos) << t.status_reason;
 
-  MaciRun poor({}, 300);
+  // A budget that runs out in the rounds: the mixture so far answers, with its record and plan.
+  MaciRun full({{"max_rounds", std::int64_t{3}}});
+  const std::int64_t spent = full.transcript.prompt_tokens() + full.transcript.completion_tokens();
+  // Calls reserve their 1,024-token completion caps before they start (docs/protocols.md,
+  // "Budget"), and a round's twelve CRIT calls start together: a budget 9,000 tokens above what
+  // the full debate spent runs out in round 3's judging (12,000 above is enough for all of it).
+  MaciRun poor({{"max_rounds", std::int64_t{3}}}, spent + 9000);
   EXPECT_EQ(poor.transcript.status, DebateStatus::kBudget);
+  const auto final_event = poor.events("maci_final");
+  ASSERT_EQ(final_event.size(), 1u);
+  EXPECT_EQ(final_event[0]["stop"], "budget");
+  EXPECT_GE(final_event[0]["rounds"].get<int>(), 1);
+  EXPECT_LT(final_event[0]["rounds"].get<int>(), 3);
+  EXPECT_EQ(poor.transcript.final_answer, final_event[0]["prediction"].get<std::string>());
+  EXPECT_EQ(poor.transcript.final_answer, "B");
 }
 
 TEST(Maci, InvalidRepliesAreReaskedThenLeaveThePreviousBelief) {
@@ -275,14 +322,30 @@ TEST(Maci, EndToEndOnTheSimulatorIsDeterministicAndRecordsEveryRound) {
   EXPECT_EQ(first.final_answer, second.final_answer);
   ASSERT_EQ(first.events.size(), second.events.size());
   for (std::size_t i = 0; i < first.events.size(); ++i) EXPECT_EQ(first.events[i].detail, second.events[i].detail);
-  int rounds = 0;
-  std::string stop;
+  int rounds = 0, judge_events = 0;
+  Json final_event;
   for (const auto& e : first.events) {
-    if (e.kind == "maci_round") ++rounds;
-    if (e.kind == "maci_final") stop = Json::parse(e.detail)["stop"];
+    if (e.kind == "judge") ++judge_events;
+    if (e.kind == "maci_final") final_event = Json::parse(e.detail);
+    if (e.kind != "maci_round") continue;
+    ++rounds;
+    const Json d = Json::parse(e.detail);
+    EXPECT_EQ(d["arguments"].size(), 4u);  // two simulated arguments per agent
+    for (const Json& a : d["arguments"]) {
+      EXPECT_FALSE(a["cited"].empty());  // the simulated agents cite the task's documents
+      EXPECT_TRUE(a["crit"].is_number());
+    }
+    double total = 0.0;
+    for (const Json& m : d["mixture"]) total += m["probability"].get<double>();
+    EXPECT_NEAR(total, 1.0, 1e-9);
   }
   EXPECT_GE(rounds, 1);
-  EXPECT_FALSE(stop.empty());
+  EXPECT_EQ(judge_events, rounds);  // one CRIT event per round
+  ASSERT_TRUE(final_event.is_object());
+  EXPECT_EQ(final_event["rounds"], rounds);
+  EXPECT_NE(std::string(final_event["stop"]), "");
+  EXPECT_EQ(first.final_answer, final_event["prediction"].get<std::string>());
+  EXPECT_EQ(first.final_answer, final_event["distribution"][0]["label"].get<std::string>());
 }
 
 }  // namespace

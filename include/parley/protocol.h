@@ -166,6 +166,7 @@ class Debate {
   ~Debate();
 
   const Task& task() const { return *setup_.task; }
+  EventLoop& loop() const { return *setup_.loop; }
   const ProtocolParams& params() const { return *setup_.params; }
   std::uint64_t seed() const { return setup_.seed; }
   Rng& rng() { return *rng_; }
@@ -223,6 +224,7 @@ class Debate {
 
   Transcript& transcript() { return transcript_; }
   std::optional<std::int64_t> budget_remaining() const { return budget_remaining_; }
+  std::optional<std::int64_t> budget_total() const { return setup_.budget_tokens; }
 
  private:
   struct Draft;
@@ -284,6 +286,13 @@ class Protocol {
   virtual ~Protocol() = default;
   // Runs the debate and returns the final answer (canonical form), or nullopt if none.
   virtual Async<std::optional<std::string>> run(Debate& debate) const = 0;
+
+  // A protocol that carries state from one debate of a run to the next (MACI's dial scheduler,
+  // which learns across debates) says so; it then runs its debates one at a time in the order
+  // they start, and on a resume the runner hands it every stored debate of its entry, in plan
+  // order, before any new one starts, so that it continues where the stored run left off.
+  virtual bool keeps_state() const { return false; }
+  virtual void replay(const Transcript& /*stored*/) const {}
 };
 
 // Runs `protocol` on one task and returns the complete transcript: status, final answer,

@@ -8,6 +8,7 @@
 // acquisition plan. Choices the paper leaves open: docs/protocols.md ("maci").
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,6 +22,7 @@
 #include "parley/evidence.h"
 #include "parley/judge.h"
 #include "parley/maci.h"
+#include "parley/maci_scheduler.h"
 #include "protocols/maci_reply.h"
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
@@ -32,6 +34,7 @@ using Json = nlohmann::json;
 
 struct Settings {
   int agents = 2;
+  std::optional<maci::SchedulerSettings> scheduler;  // App. L's bandit instead of the schedule
   maci::ControllerSettings controller;
   maci::InitialBins bins;
   std::optional<double> held_contentiousness;  // Table 3's "no schedule" ablations
@@ -254,11 +257,62 @@ struct RecordEntry {
   double crit = 0.0;
 };
 
+// App. L's bandit, shared by every debate of the entry (a debate has too few rounds to learn
+// in, M-29 (viii)): debates using it run one at a time, in the order they start (FifoLock), so
+// that its statistics are a function of the seed and the plan; a resume replays the stored
+// debates' updates first (Protocol::replay).
+struct SharedScheduler {
+  explicit SharedScheduler(const maci::SchedulerSettings& settings) : scheduler(settings) {}
+  FifoLock turn;
+  maci::DialScheduler scheduler;
+};
+
+// One bandit step as `maci_schedule` records it, and as a resume replays it.
+maci::SchedulerContext context_from(const Json& detail) {
+  maci::SchedulerContext c;
+  const Json& x = detail.at("context");
+  c.dispersion = x.at("dispersion");
+  c.dispersion_change = x.at("dispersion_change");
+  c.quality = x.at("quality");
+  c.quality_change = x.at("quality_change");
+  c.information_gain = x.at("information_gain");
+  c.information_gain_change = x.at("information_gain_change");
+  c.budget_fraction = x.at("budget_fraction");
+  return c;
+}
+
+Json context_json(const maci::SchedulerContext& c) {
+  return {{"dispersion", c.dispersion},
+          {"dispersion_change", c.dispersion_change},
+          {"quality", c.quality},
+          {"quality_change", c.quality_change},
+          {"information_gain", c.information_gain},
+          {"information_gain_change", c.information_gain_change},
+          {"budget_fraction", c.budget_fraction}};
+}
+
 class Maci final : public Protocol {
  public:
-  explicit Maci(Settings settings) : settings_(std::move(settings)) {}
+  explicit Maci(Settings settings) : settings_(std::move(settings)) {
+    if (settings_.scheduler) shared_ = std::make_shared<SharedScheduler>(*settings_.scheduler);
+  }
+
+  bool keeps_state() const override { return shared_ != nullptr; }
+
+  void replay(const Transcript& stored) const override {
+    if (!shared_) return;
+    for (const EventRecord& event : stored.events) {
+      if (event.kind != "maci_schedule") continue;
+      const Json detail = Json::parse(event.detail, nullptr, false);
+      if (!detail.is_object() || !detail.contains("move") || !detail.contains("reward")) continue;
+      shared_->scheduler.update(detail["move"].get<std::size_t>(), context_from(detail), detail["reward"].get<double>(),
+                                detail["cost"].get<double>());
+    }
+  }
 
   Async<std::optional<std::string>> run(Debate& debate) const override {
+    std::optional<FifoLock::Guard> turn;
+    if (shared_) turn.emplace(co_await shared_->turn.acquire(debate.loop()));
     const Task& task = debate.task();
     auto space_or = maci::OutcomeSpace::of(task);
     if (!space_or) throw DebateHalt{DebateStatus::kFailed, "maci: " + space_or.error().message};
@@ -292,11 +346,23 @@ class Maci final : public Protocol {
     if (settings_.held_contentiousness)
       state.controller.set_dials(*settings_.held_contentiousness, state.controller.quality_gate(),
                                  state.controller.crit_gate());
+    state.initial_quality = initial.evidence_quality;
+    state.position = {state.controller.contentiousness(), 0.0};  // (α_0, γ_0) from §3.4
     record_start(debate, evidence, initial, state, space, gate_off);
 
     std::optional<DebateHalt> halted;
     try {
-      while (state.stop == maci::StopReason::kNone) co_await argue(debate, state, space, evidence);
+      while (state.stop == maci::StopReason::kNone) {
+        if (!shared_) {
+          co_await argue(debate, state, space, evidence);
+          continue;
+        }
+        // App. L: the bandit sets the dials for the round, then learns from what it brought.
+        const ScheduleStep step = schedule(debate, state);
+        const std::int64_t spent_before = debate.transcript().prompt_tokens() + debate.transcript().completion_tokens();
+        co_await argue(debate, state, space, evidence);
+        learn(debate, state, step, spent_before);
+      }
     } catch (DebateHalt& halt) {
       if (halt.status != DebateStatus::kBudget) throw;
       halted = std::move(halt);  // Alg. 1 returns p^(t) on budget exhaustion too
@@ -325,6 +391,8 @@ class Maci final : public Protocol {
     std::vector<RecordEntry> admitted_last;          // what the last round added to ψ
     std::map<std::string, int> rejected_last;        // agent → its arguments the last round did not admit
     maci::StopReason stop = maci::StopReason::kNone;
+    std::optional<double> initial_quality;           // Q_0
+    maci::DialPosition position;                     // the scheduler's (α, γ), App. L
   };
 
   // One round (Alg. 1 lines 3–16): the agents argue, the panel judges, the moderator decides.
@@ -396,6 +464,75 @@ class Maci final : public Protocol {
     if (d.latest) return d.latest->belief;
     // No valid reply yet: no information, every outcome alike (docs/protocols.md).
     return maci::Distribution(space.size(), 1.0 / static_cast<double>(space.size()));
+  }
+
+  struct ScheduleStep {
+    std::optional<std::size_t> move;  // none when no move fits the remaining budget
+    maci::SchedulerContext context;
+    double gain_before = 0.0;
+    double dispersion_before = 0.0;
+  };
+
+  // x_t from the last round (the pre-debate state before round 1), the budget left, the move.
+  ScheduleStep schedule(Debate& debate, Progress& state) const {
+    maci::DialScheduler& bandit = shared_->scheduler;
+    const auto& history = state.controller.history();
+    ScheduleStep step;
+    maci::SchedulerContext& c = step.context;
+    if (history.empty()) {
+      c.dispersion = state.controller.initial_disagreement();
+      c.quality = state.initial_quality.value_or(0.0);
+    } else {
+      const maci::RoundRecord& last = history.back();
+      c.dispersion = last.dispersion;
+      c.quality = last.evidence_quality.value_or(0.0);
+      c.information_gain = last.information_gain;
+      if (history.size() >= 2) {
+        const maci::RoundRecord& before = history[history.size() - 2];
+        c.dispersion_change = last.dispersion - before.dispersion;
+        c.quality_change = c.quality - before.evidence_quality.value_or(0.0);
+        c.information_gain_change = last.information_gain - before.information_gain;
+      }
+    }
+    const std::optional<std::int64_t> left = debate.budget_remaining();
+    const std::optional<std::int64_t> total = debate.budget_total();
+    c.budget_fraction = left && total && *total > 0 ? std::clamp(static_cast<double>(*left) / *total, 0.0, 1.0) : 1.0;
+    step.gain_before = c.information_gain;
+    step.dispersion_before = c.dispersion;
+    step.move = bandit.choose(c, left ? static_cast<double>(*left) : std::numeric_limits<double>::infinity());
+    if (step.move) {
+      state.position = maci::apply_move(state.position, bandit.moves()[*step.move]);
+      const maci::ControllerSettings& s = state.controller.settings();
+      state.controller.set_dials(state.position.contentiousness, s.initial_quality_gate + state.position.gate_offset,
+                                 s.initial_crit_gate + state.position.gate_offset);
+    }
+    return step;
+  }
+
+  // Algorithm 2's reward for the round just observed, the bandit's update and its record.
+  void learn(Debate& debate, const Progress& state, const ScheduleStep& step, std::int64_t spent_before) const {
+    maci::DialScheduler& bandit = shared_->scheduler;
+    const maci::RoundRecord& round = state.controller.history().back();
+    const double cost = static_cast<double>(debate.transcript().prompt_tokens() +
+                                            debate.transcript().completion_tokens() - spent_before);
+    Json detail{{"context", context_json(step.context)}, {"cost", cost}};
+    if (step.move) {
+      const double reward = bandit.reward(step.gain_before, round.information_gain, step.dispersion_before,
+                                          round.dispersion, cost);
+      bandit.update(*step.move, step.context, reward, cost);
+      const maci::DialMove& move = bandit.moves()[*step.move];
+      detail["move"] = *step.move;
+      detail["contentiousness_change"] = move.contentiousness_change;
+      detail["gate_change"] = move.gate_change;
+      detail["reward"] = reward;
+    } else {
+      detail["move"] = nullptr;  // nothing fitted the budget: the dials stayed
+    }
+    detail["policy"] = maci::scheduler_policy_name(bandit.settings().policy);
+    detail["contentiousness"] = state.position.contentiousness;
+    detail["gate_offset"] = state.position.gate_offset;
+    detail["steps"] = bandit.steps();
+    debate.event(round.round, "maci_schedule", detail.dump());
   }
 
   // A round's user turn: the dials, ψ's additions of the last round, each opponent's belief and
@@ -697,6 +834,7 @@ class Maci final : public Protocol {
 
   static constexpr std::size_t kPlanHypotheses = 3;
   Settings settings_;
+  std::shared_ptr<SharedScheduler> shared_;  // with `scheduler: ucb | linucb`
 };
 
 std::string one_of(const ParamValue& value, std::initializer_list<const char*> names) {
@@ -750,6 +888,17 @@ std::vector<ParamSpec> maci_params() {
       {"retrieve", ParamKind::kInt, static_cast<std::int64_t>(context.max_documents), 0, 1000, "k_ret: documents kept"},
       {"context_tokens", ParamKind::kInt, context.max_tokens, 0, 1000000, "token budget of the evidence context"},
       {"candidates", ParamKind::kInt, std::int64_t{100}, 1, 10000, "BM25 candidates before the rerank"},
+      {"scheduler", ParamKind::kString, std::string("none"), {}, {},
+       "App. L's dial scheduler instead of the schedule: none, ucb (Algorithm 2) or linucb; it learns across the "
+       "run's debates, which then run one at a time",
+       [](const ParamValue& v) { return one_of(v, {"none", "ucb", "linucb"}); }},
+      {"scheduler_cost_penalty", ParamKind::kDouble, maci::SchedulerSettings{}.cost_penalty, 0.0, 100.0,
+       "λ of the scheduler's reward (cost penalty; the paper tunes it)"},
+      {"scheduler_cost_scale", ParamKind::kDouble, maci::SchedulerSettings{}.cost_scale, 1.0, 1e9,
+       "C_max: tokens per round that cost one unit in the reward (the paper: P95 of a dev run)"},
+      {"scheduler_reward", ParamKind::kString, std::string("change"), {}, {},
+       "the reward's information term: change ([IG(t+1) − IG(t)]_+, as written) or level (IG(t+1))",
+       [](const ParamValue& v) { return one_of(v, {"change", "level"}); }},
   };
 }
 
@@ -781,6 +930,14 @@ Settings settings_from(const ProtocolParams& p) {
   s.context.max_documents = static_cast<std::size_t>(p.integer("retrieve"));
   s.context.max_tokens = p.integer("context_tokens");
   s.candidates = static_cast<std::size_t>(p.integer("candidates"));
+  if (p.text("scheduler") != "none") {
+    maci::SchedulerSettings scheduler;
+    scheduler.policy = p.text("scheduler") == "linucb" ? maci::SchedulerPolicy::kLinUcb : maci::SchedulerPolicy::kUcb;
+    scheduler.cost_penalty = p.real("scheduler_cost_penalty");
+    scheduler.cost_scale = p.real("scheduler_cost_scale");
+    scheduler.reward_information_level = p.text("scheduler_reward") == "level";
+    s.scheduler = scheduler;
+  }
   return s;
 }
 

@@ -350,3 +350,87 @@ TEST(Maci, EndToEndOnTheSimulatorIsDeterministicAndRecordsEveryRound) {
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+// Two debates of one `maci` entry with the UCB scheduler, started together on one loop.
+struct ScheduledPair {
+  Harness h{[](const ChatRequest& r) { return r.note.turn.starts_with("judge") ? crit_reply(r) : agent_reply(r); }, 2, 1};
+  std::unique_ptr<Protocol> protocol;
+  std::vector<Transcript> transcripts = std::vector<Transcript>(2);
+
+  ScheduledPair() {
+    h.task = task_with_documents();
+    const ProtocolInfo* info = find_protocol("maci");
+    for (const auto& spec : info->params) h.params.set(spec.name, spec.default_value);
+    h.params.set("scheduler", std::string("ucb"));
+    h.params.set("max_rounds", std::int64_t{3});
+    protocol = info->make(h.params);
+  }
+  void run(std::size_t first, std::size_t count) {
+    // Captureless, its state in parameters: a coroutine lambda's captures die with the lambda.
+    auto body = [](const Protocol* p, Transcript* out, DebateSetup setup) -> Async<void> {
+      *out = co_await run_debate(*p, std::move(setup));
+    };
+    for (std::size_t i = first; i < first + count; ++i) {
+      DebateSetup s = h.setup("maci");
+      s.seed = i + 1;
+      h.loop.spawn(body(protocol.get(), &transcripts[i], std::move(s)));
+    }
+    h.loop.run();
+  }
+};
+
+std::vector<Json> schedule_events(const Transcript& t) {
+  std::vector<Json> out;
+  for (const auto& e : t.events)
+    if (e.kind == "maci_schedule") out.push_back(Json::parse(e.detail));
+  return out;
+}
+
+TEST(MaciScheduler, LearnsAcrossDebatesRunningThemOneAtATimeInStartOrder) {
+  ScheduledPair pair;
+  ASSERT_TRUE(pair.protocol->keeps_state());
+  pair.run(0, 2);
+  const auto first = schedule_events(pair.transcripts[0]);
+  const auto second = schedule_events(pair.transcripts[1]);
+  ASSERT_EQ(first.size(), 3u);
+  ASSERT_EQ(second.size(), 3u);
+  // UCB tries each of the 9 moves once first (lowest index first): 0, 1, 2 in the first debate,
+  // then 3, 4, 5 — the statistics carried over.
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(first[t]["move"], t);
+    EXPECT_EQ(second[t]["move"], t + 3);
+    EXPECT_EQ(second[t]["steps"], t + 4);
+  }
+  // Move 0 is (−0.2, −0.2) from (CL^(1) 0.8, 0): the dials the round ran with.
+  EXPECT_NEAR(first[0]["contentiousness"].get<double>(), 0.6, 1e-12);
+  EXPECT_NEAR(first[0]["gate_offset"].get<double>(), 0.0, 1e-12);  // clipped at 0
+  // One at a time: every call of the second debate comes after the first debate's last.
+  std::size_t last_of_first = 0, first_of_second = pair.h.client->requests.size();
+  for (std::size_t i = 0; i < pair.h.client->requests.size(); ++i) {
+    if (pair.h.client->requests[i].note.seed == 1) last_of_first = i;
+    if (pair.h.client->requests[i].note.seed == 2) first_of_second = std::min(first_of_second, i);
+  }
+  EXPECT_LT(last_of_first, first_of_second);
+}
+
+TEST(MaciScheduler, AResumeReplaysTheStoredDebatesAndContinuesAsIfUninterrupted) {
+  ScheduledPair whole;
+  whole.run(0, 2);
+  ScheduledPair resumed;
+  resumed.protocol->replay(whole.transcripts[0]);  // debate 1 was stored before the kill
+  resumed.run(1, 1);
+  const auto expected = schedule_events(whole.transcripts[1]);
+  const auto got = schedule_events(resumed.transcripts[1]);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t t = 0; t < got.size(); ++t) EXPECT_EQ(got[t].dump(), expected[t].dump());
+  // Without the replay the bandit starts over: move 0 again.
+  ScheduledPair fresh;
+  fresh.run(1, 1);
+  EXPECT_EQ(schedule_events(fresh.transcripts[1]).at(0)["move"], 0);
+}
+
+}  // namespace
+}  // namespace parley

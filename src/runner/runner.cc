@@ -21,6 +21,30 @@
 namespace parley {
 namespace {
 
+// A resume hands each protocol that keeps state across debates (Protocol::keeps_state) its
+// stored debates in plan order, before any new debate starts.
+template <class Planned>
+Result<Ok> replay_stored(Store& store, const std::set<UnitKey>& finished, const ExperimentConfig& config,
+                         const std::vector<Task>& tasks, const std::vector<Planned>& protocols) {
+  const bool any = std::any_of(protocols.begin(), protocols.end(),
+                               [](const Planned& p) { return p.protocol->keeps_state(); });
+  if (!any || finished.empty()) return Ok{};
+  auto stored = store.load_all();
+  if (!stored) return stored.error();
+  std::map<UnitKey, const Transcript*> by_unit;
+  for (const Transcript& t : *stored) by_unit[UnitKey{t.task_id, t.protocol, t.seed}] = &t;
+  for (auto seed : config.seeds) {
+    for (const auto& task : tasks) {
+      for (const auto& p : protocols) {
+        if (!p.protocol->keeps_state()) continue;
+        const auto found = by_unit.find(UnitKey{task.id, p.config->label, seed});
+        if (found != by_unit.end()) p.protocol->replay(*found->second);
+      }
+    }
+  }
+  return Ok{};
+}
+
 std::atomic<bool> g_stop{false};
 
 struct PlannedProtocol {
@@ -216,6 +240,9 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
 
   // Plan: seed-major, then task, then protocol, so that a partial run covers protocols evenly.
   const std::set<UnitKey> finished = store.finished();
+  if (auto replayed = replay_stored(store, finished, config, dataset->tasks, protocols); !replayed) {
+    return replayed.error();
+  }
   std::vector<Unit> units;
   for (auto seed : config.seeds) {
     for (const auto& task : dataset->tasks) {

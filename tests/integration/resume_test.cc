@@ -261,3 +261,37 @@ TEST(Resume, AStoreWhoseExperimentRecordIsGoneIsNeverContinued) {
 
 }  // namespace
 }  // namespace parley::testing
+
+namespace parley::testing {
+namespace {
+
+// MACI's dial scheduler learns across debates (they run one at a time): a killed run's resume
+// replays the stored debates into the bandit first, so it ends exactly as an uninterrupted run.
+TEST(Resume, MacisSchedulerContinuesFromTheStoredDebates) {
+  const auto dir = scratch_dir("resume-maci");
+  const auto data = source_dir() / "examples/data";
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator, delay_ms: 1}\n  - {name: emb, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim}\n  - {name: a2, model: sim}\n  - {name: j1, model: sim, temperature: 0.3}\n"
+             "dataset: {path: " + (data / "clinical-tasks.jsonl").string() + ", labels: " +
+                 (data / "clinical-labels.yaml").string() + ", evidence: " + (data / "clinical-evidence.jsonl").string() +
+                 ", limit: 8}\n"
+             "protocols:\n  - {name: maci, agents: [a1, a2], judges: [j1], embeddings: emb, scheduler: ucb, "
+             "max_rounds: 3}\n"
+             "seeds: [1, 2]\nconcurrency: 4\n");
+  const auto reference = run_parley({"run", "exp.yaml", "--out", "reference"}, dir);
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  EXPECT_TRUE(run_and_kill(dir, 5, false)) << "the run was too fast to be interrupted";
+  const auto resumed = run_parley({"run", "exp.yaml", "--out", "killed", "--resume"}, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(stored_debates(dir / "killed/results.sqlite"), 16);
+  EXPECT_EQ(read_file(dir / "killed/summary.json"), read_file(dir / "reference/summary.json"));
+  // The bandit's steps in the last debate count every earlier debate's rounds.
+  const auto steps = query(dir / "killed/results.sqlite",
+                           "SELECT COUNT(*) FROM debates WHERE transcript LIKE '%maci_schedule%'");
+  ASSERT_TRUE(steps);
+  EXPECT_EQ(std::stoll(*steps), 16);
+}
+
+}  // namespace
+}  // namespace parley::testing

@@ -28,6 +28,7 @@ struct ModelConfig {
   std::string simulator_profile = "default";
   std::filesystem::path simulator_params;  // "" = built-in parameters
   double simulator_delay_ms = 0.0;         // real delay before each simulated reply
+  double simulator_lean = 0.0;             // partisan lean on ordered scales, −1 … 1 (docs/simulator.md)
 };
 
 struct AgentConfig {

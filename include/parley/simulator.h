@@ -31,6 +31,7 @@ std::shared_ptr<const SimulatorParams> default_simulator_params();
 // reply by that much real time on the loop (benchmarks, tests); it does not change the reply.
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
-                                                         std::string profile, double delay_ms = 0.0);
+                                                         std::string profile, double delay_ms = 0.0,
+                                                         double lean = 0.0);
 
 }  // namespace parley

@@ -68,10 +68,11 @@ ModelConfig read_model(const YamlReader& r) {
   const std::string backend = r.text("backend");
   if (backend == "simulator") {
     m.backend = Backend::kSimulator;
-    r.only_keys({"name", "backend", "profile", "params", "delay_ms"}, "for backend simulator");
+    r.only_keys({"name", "backend", "profile", "params", "delay_ms", "lean"}, "for backend simulator");
     m.simulator_profile = r.optional_text("profile").value_or("default");
     m.simulator_params = r.optional_text("params").value_or("");
     m.simulator_delay_ms = r.optional_number("delay_ms", 0, 600000).value_or(0);
+    m.simulator_lean = r.optional_number("lean", -1, 1).value_or(0);
   } else if (backend == "openai") {
     m.backend = Backend::kOpenAi;
     r.only_keys({"name", "backend", "base_url", "model", "api_key_env", "max_concurrency", "timeout_s",
@@ -320,6 +321,7 @@ std::string ExperimentConfig::fingerprint() const {
   for (const auto& m : models) {
     j["models"].push_back({m.name, static_cast<int>(m.backend), m.endpoint.base_url, m.endpoint.model,
                            m.simulator_profile, m.simulator_params.empty() ? "" : kFileByContent});
+    if (m.simulator_lean != 0.0) j["models"].back().push_back({"lean", m.simulator_lean});  // only when set
   }
   for (const auto& a : agents) {
     j["agents"].push_back({a.name, a.model, a.sampling.temperature, a.sampling.top_p, a.sampling.max_tokens,

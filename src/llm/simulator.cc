@@ -44,7 +44,7 @@ namespace {
 
 // `latents` are task_latents of the request's task; null exactly when it has none.
 ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
-                   const TaskLatents* latents) {
+                   const TaskLatents* latents, double lean = 0.0) {
   const Annotations& note = request.note;
   const double temperature = std::max(0.0, request.sampling.temperature);
   ChatResponse response;
@@ -70,7 +70,7 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     // MACI's debaters; a re-ask ("<kind>_reask") is never malformed again.
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());
     const bool malformed = !note.turn.ends_with("_reask") && format_rng.uniform() < params.format_error_rate;
-    const MaciReply maci = write_maci_reply(params, profile, request, temperature, *latents, malformed);
+    const MaciReply maci = write_maci_reply(params, profile, request, temperature, *latents, malformed, lean);
     response.text = maci.text;
     confidence = maci.confidence;
   } else if (is_judge_turn(note.turn)) {
@@ -136,8 +136,8 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
 }
 
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
-                            const ChatRequest& request, const TaskLatents& task_latents) {
-  return reply(params, profile, request, &task_latents);
+                            const ChatRequest& request, const TaskLatents& task_latents, double lean) {
+  return reply(params, profile, request, &task_latents, lean);
 }
 
 }  // namespace sim
@@ -147,8 +147,8 @@ namespace {
 class SimulatorClient final : public LlmClient {
  public:
   SimulatorClient(EventLoop& loop, std::shared_ptr<const SimulatorParams> params, const SimulatorProfile& profile,
-                  double delay_ms)
-      : loop_(loop), params_(std::move(params)), profile_(profile), delay_ms_(delay_ms) {}
+                  double delay_ms, double lean)
+      : loop_(loop), params_(std::move(params)), profile_(profile), delay_ms_(delay_ms), lean_(lean) {}
 
   // The reply is written when the call is made (it is a function of the request alone), and
   // the request let go: a call in flight holds only its reply, in a small frame (deliver).
@@ -196,7 +196,7 @@ class SimulatorClient final : public LlmClient {
 
   ChatResponse simulate(const ChatRequest& request) {
     if (!request.note.task) return sim::simulate_reply(*params_, profile_, request);
-    return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task));
+    return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task), lean_);
   }
 
   // A task's latents are a function of its content (and the parameters), so they are drawn once
@@ -253,13 +253,14 @@ class SimulatorClient final : public LlmClient {
   std::shared_ptr<const SimulatorParams> params_;  // keeps profile_'s owner alive
   const SimulatorProfile& profile_;
   double delay_ms_;
+  double lean_;  // MACI beliefs on ordered scales (simulator_maci.h)
 };
 
 }  // namespace
 
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
-                                                         std::string profile, double delay_ms) {
+                                                         std::string profile, double delay_ms, double lean) {
   if (!params) return Error{"simulator: no parameters given"};
   if (profile.empty()) profile = "default";
   const auto found = params->profiles.find(profile);
@@ -269,7 +270,8 @@ Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
     return Error{fmt::format("unknown simulator profile \"{}\" (known profiles: {})", profile, known)};
   }
   if (!(delay_ms >= 0.0)) return Error{fmt::format("simulator delay_ms must be >= 0, got {}", delay_ms)};
-  return std::unique_ptr<LlmClient>(std::make_unique<SimulatorClient>(loop, params, found->second, delay_ms));
+  if (!(lean >= -1.0 && lean <= 1.0)) return Error{fmt::format("simulator lean must be in [-1, 1], got {}", lean)};
+  return std::unique_ptr<LlmClient>(std::make_unique<SimulatorClient>(loop, params, found->second, delay_ms, lean));
 }
 
 }  // namespace parley

@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "llm/simulator_answers.h"
 #include "llm/simulator_argument.h"
+#include "parley/labels.h"
 
 namespace parley::sim {
 namespace {
@@ -24,6 +25,7 @@ constexpr double kPersuasion = 0.6;  // κ_p of eq. (22): pull of an admitted op
 constexpr double kYield = 0.2;       // κ_y of eq. (22): pull of an opponent's stated position
 constexpr double kOwnPositionPull = 0.5;  // eq. (24): agents cite what names their answer
 constexpr int kArguments = 2;
+constexpr double kLeanShift = 0.5;  // κ of eq. (25)
 constexpr std::size_t kStatedAnswers = 4;  // top-k written in the distribution
 
 std::string base_turn(const Annotations& note) {
@@ -161,18 +163,41 @@ Json distribution_json(const Belief& belief) {
   return out;
 }
 
+// Eq. (25): a partisan reading of an ordered scale — a share κ·|lean| (κ = 0.5) of each label's
+// mass moves one step towards the lean's end (lean < 0: the lowest label), the end keeping its
+// own. Applied to the single-pass belief only; the debate then moves it like any other.
+Belief leaning(Belief belief, const Task& task, double lean) {
+  if (lean == 0.0 || !task.labels || !task.labels->ordered()) return belief;
+  const std::vector<std::string>& scale = task.labels->labels();
+  const double share = kLeanShift * std::min(1.0, std::fabs(lean));
+  Belief out;
+  for (const auto& [answer, mass] : belief) {
+    const std::optional<std::size_t> at = task.labels->find(answer);
+    if (!at) {
+      out[answer] += mass;
+      continue;
+    }
+    std::size_t to = *at;
+    if (lean < 0.0 && to > 0) --to;
+    if (lean > 0.0 && to + 1 < scale.size()) ++to;
+    out[scale[*at]] += mass * (1.0 - share);
+    out[scale[to]] += mass * share;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_maci_turn(const Annotations& note) { return note.turn.starts_with("maci_"); }
 
 MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
-                           double temperature, const TaskLatents& task, bool malformed) {
+                           double temperature, const TaskLatents& task, bool malformed, double lean) {
   Annotations note = request.note;
   note.turn = base_turn(note);  // a re-ask states what the failed reply meant
   const double contentiousness = note.contentiousness.value_or(0.5);
   ChatRequest modelled = request;
   modelled.note = note;
-  const Belief belief = note.round == 0 ? initial_belief(params, profile, note, temperature, task)
+  const Belief belief = note.round == 0 ? leaning(initial_belief(params, profile, note, temperature, task), *note.task, lean)
                                         : argued_belief(params, profile, modelled, temperature, task, contentiousness);
   const std::string top = top_of(belief);
   MaciReply out;

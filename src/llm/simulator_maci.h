@@ -20,8 +20,9 @@ struct MaciReply {
   double confidence = 0.5;  // the top answer's probability (for log-probabilities)
 };
 
-// `malformed`: prose without the JSON object (a first reply only; exercises re-asks).
+// `malformed`: prose without the JSON object (a first reply only; exercises re-asks). `lean` in
+// [−1, 1]: a partisan reading of an ordered scale (eq. 25), the simulator model's `lean`.
 MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
-                           double temperature, const TaskLatents& task, bool malformed);
+                           double temperature, const TaskLatents& task, bool malformed, double lean = 0.0);
 
 }  // namespace parley::sim

@@ -14,6 +14,6 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
 // The same reply, given task_latents(params, *request.note.task) already computed: a client
 // keeps them per task instead of drawing them again on every call.
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
-                            const ChatRequest& request, const TaskLatents& task_latents);
+                            const ChatRequest& request, const TaskLatents& task_latents, double lean = 0.0);
 
 }  // namespace parley::sim

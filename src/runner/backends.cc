@@ -18,7 +18,8 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
       auto params = model.simulator_params.empty() ? Result<std::shared_ptr<const SimulatorParams>>(default_simulator_params())
                                                    : load_simulator_params(model.simulator_params);
       if (!params) return Error{fmt::format("model {}: {}", model.name, params.error().message)};
-      auto made = make_simulator_client(loop, *params, model.simulator_profile, model.simulator_delay_ms);
+      auto made = make_simulator_client(loop, *params, model.simulator_profile, model.simulator_delay_ms,
+                                        model.simulator_lean);
       if (!made) return Error{fmt::format("model {}: {}", model.name, made.error().message)};
       client = std::move(*made);
       backends.simulated = true;

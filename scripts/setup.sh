@@ -19,6 +19,7 @@ packages=(
   libxapian-dev          # MACI evidence retrieval: BM25 over an in-memory index (src/evidence)
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
+  libbenchmark-dev       # micro-benchmarks of engine work (bench/maci_controller.cc)
 )
 # `setup.sh --bench`: also what bench/run.sh compares parley with (docs/performance.md).
 if [ "${1:-}" = "--bench" ]; then

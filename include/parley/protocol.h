@@ -307,6 +307,9 @@ struct ProtocolInfo {
   std::function<std::unique_ptr<Protocol>(const ProtocolParams&)> make;
   int default_best_of = 1;  // drafts per turn when the experiment does not say (the paper's setting)
   bool uses_embeddings = false;  // accepts `embeddings: <model>` in its experiment entry
+  // Checks that involve several parameters, run when the experiment file is read: empty when the
+  // values fit together, else the parameter to blame and the problem in words.
+  std::function<std::pair<std::string, std::string>(const ProtocolParams&)> check_params;
 };
 
 // The registry: every protocol parley knows, in display order.

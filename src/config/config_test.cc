@@ -113,6 +113,18 @@ TEST_F(ConfigTest, GroupDebateGroupsAndExchangeAreCheckedAtLoad) {
   EXPECT_NE(e.find("exchange: expected summary or answers, got \"gossip\""), std::string::npos) << e;
 }
 
+TEST_F(ConfigTest, MacisParametersAreCheckedTogetherAtLoad) {
+  EXPECT_NE(error_of(valid("  - {name: maci, gate_max: 0.4}\n")).find("protocols[0].gate_max: is 0.4, below the gates'"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: maci, quality_low: 0.9}\n")).find("protocols[0].quality_low: 0.9 is above quality_high 0.7"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: maci, disagreement_high: 0.1}\n"))
+                .find("protocols[0].disagreement_low: 0.3 is above disagreement_high 0.1"),
+            std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: maci, scheduler: thompson}\n")).find("must be one of none, ucb, linucb"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, UnknownProtocolListsKnownOnes) {
   const auto e = error_of(valid("  - {name: socratic}\n"));
   EXPECT_NE(e.find("protocols[0].name: unknown protocol 'socratic' (known: single, self_consistency, debate"),

@@ -214,6 +214,9 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
                                          [](const ParamSpec& spec) { return spec.name == "agents"; });
   if (!agent_list && r.has("agents") && !counts_agents)
     r.fail("agents", "expected a list of agent names");
+  if (info->check_params) {
+    if (const auto [key, problem] = info->check_params(p.params); !problem.empty()) r.fail(key, problem);
+  }
   return p;
 }
 

@@ -952,6 +952,19 @@ ProtocolInfo maci_protocol() {
       "(Algorithm 1; evidence via `dataset.evidence` or task documents, φ via `embeddings:` or the lexical encoder)",
       maci_params(), [](const ProtocolParams& p) { return std::make_unique<Maci>(settings_from(p)); }};
   info.uses_embeddings = true;
+  info.check_params = [](const ProtocolParams& p) -> std::pair<std::string, std::string> {
+    const maci::ControllerSettings defaults;
+    const double start = std::max(defaults.initial_quality_gate, defaults.initial_crit_gate);
+    if (p.real("gate_max") < start)
+      return {"gate_max", fmt::format("is {}, below the gates' starting values ({} and {}): eq. (9) would lower them",
+                                      p.real("gate_max"), defaults.initial_quality_gate, defaults.initial_crit_gate)};
+    if (p.real("quality_low") > p.real("quality_high"))
+      return {"quality_low", fmt::format("{} is above quality_high {}", p.real("quality_low"), p.real("quality_high"))};
+    if (p.real("disagreement_low") > p.real("disagreement_high"))
+      return {"disagreement_low", fmt::format("{} is above disagreement_high {}", p.real("disagreement_low"),
+                                              p.real("disagreement_high"))};
+    return {};
+  };
   return info;
 }
 

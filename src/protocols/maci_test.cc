@@ -434,3 +434,66 @@ TEST(MaciScheduler, AResumeReplaysTheStoredDebatesAndContinuesAsIfUninterrupted)
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+// Two agents who agree from the start and cite the same strong document: Î = 0 and D_JS = 0 every
+// round, so both plateau flags rise in round 1; eq. (10) needs them for τ_stop = 2 rounds, Q of
+// the admitted spans (0.8) at least τ_Q (0.6 in round 2, raised on π_I) and O = 1 ≥ 0.3: stop
+// after round 2.
+std::string agreeing_reply(const ChatRequest& r) {
+  if (r.note.turn.starts_with("judge")) return Json{{"evidence", 0.9}, {"logic", 0.9}, {"relevance", 0.9}}.dump();
+  return Json{{"arguments", {argument("Jupiter is largest", {"good"})}}, {"distribution", {{"B", 0.8}, {"A", 0.2}}}}.dump();
+}
+
+Json final_of(const Transcript& t) {
+  for (const auto& e : t.events)
+    if (e.kind == "maci_final") return Json::parse(e.detail);
+  return {};
+}
+
+TEST(Maci, AgreementWithStrongSharedEvidenceStopsOnThePlateauAfterTauStopRounds) {
+  Harness h(agreeing_reply, 2, 1);
+  h.task = task_with_documents();
+  h.client->embedding = [](const std::string& text) { return scripted_embedding(text); };
+  h.embedder = Embedder{"emb", h.client.get(), "e"};
+  const Transcript t = h.run("maci");
+  ASSERT_EQ(t.status, DebateStatus::kCompleted) << t.status_reason;
+  std::vector<Json> rounds;
+  for (const auto& e : t.events)
+    if (e.kind == "maci_round") rounds.push_back(Json::parse(e.detail));
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_TRUE(rounds[0]["information_plateau"].get<bool>());
+  EXPECT_TRUE(rounds[0]["dispersion_plateau"].get<bool>());
+  EXPECT_EQ(rounds[0]["stop"], "");  // one round of flags is not τ_stop = 2
+  EXPECT_NEAR(rounds[1]["quality_gate"].get<double>(), 0.6, 1e-12);  // eq. (9) after π_I
+  EXPECT_NEAR(rounds[1]["overlap"].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(rounds[1]["stop"], "plateau");
+  EXPECT_EQ(final_of(t)["stop"], "plateau");
+  EXPECT_EQ(t.final_answer, "B");
+}
+
+TEST(Maci, JudgesWhoRejectEverythingEndTheDebateInAStalemate) {
+  Harness h(
+      [](const ChatRequest& r) -> std::string {
+        if (r.note.turn.starts_with("judge")) return Json{{"evidence", 0.1}, {"logic", 0.1}, {"relevance", 0.1}}.dump();
+        return agent_reply(r);
+      },
+      2, 1);
+  h.task = task_with_documents();
+  const Transcript t = h.run("maci");
+  std::vector<Json> rounds;
+  for (const auto& e : t.events)
+    if (e.kind == "maci_round") rounds.push_back(Json::parse(e.detail));
+  // CRIT 0.1 < τ_CRIT = 0.3 for stalemate_rounds = 3 consecutive rounds.
+  ASSERT_EQ(rounds.size(), 3u);
+  for (const Json& r : rounds) {
+    for (const Json& a : r["arguments"]) EXPECT_FALSE(a["admitted"].get<bool>());
+  }
+  EXPECT_EQ(rounds[2]["stop"], "stalemate");
+  EXPECT_TRUE(final_of(t)["record"].empty());  // ψ stays empty
+}
+
+}  // namespace
+}  // namespace parley

@@ -99,7 +99,8 @@ std::optional<BeliefScores> belief_scores(const Transcript& transcript);
 // "belief_revision", "u_intra", "conflict", "u_inter", "entropy", "disagreement",
 // "loo_instability", "u_sys", "ncomm"; from the final belief "acc_at_3", "reciprocal_rank",
 // "brier", "gold_probability", "final_confidence"; "rounds" (distinct rounds of the answer-bearing
-// turns); and the numbers of MACI's `maci_final`
+// turns); "tokens_debaters", "tokens_judges", "tokens_embeddings" (prompt + completion by who made
+// the call: roles "judge…", "embedding", the rest); and the numbers of MACI's `maci_final`
 // "scores" object under their own names.
 void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& options = {});
 

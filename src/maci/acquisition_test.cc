@@ -32,6 +32,7 @@ TEST(AcquisitionPlan, NothingToLearnIsZero) {
   // Two equal hypotheses and nothing else: one bit.
   EXPECT_NEAR(pairwise_test_entropy_reduction(std::vector<double>{0.5, 0.5}, 0, 1), 1.0, 1e-12);
   EXPECT_THROW(pairwise_test_entropy_reduction(std::vector<double>{0.5, 0.5}, 0, 2), std::out_of_range);
+  EXPECT_THROW(pairwise_test_entropy_reduction(std::vector<double>{0.5, 0.5}, 2, 0), std::out_of_range);
 }
 
 }  // namespace

@@ -313,3 +313,126 @@ TEST(MaciController, ThreeAgentsUseTheNormalisedGeneralisedDivergence) {
 
 }  // namespace
 }  // namespace parley::maci
+
+namespace parley::maci {
+namespace {
+
+// ---- Cases the mutation run found unpinned ---------------------------------------------------
+
+TEST(MaciController, SetDialsClipsToTheUnitIntervalAndTheRoundRunsWithThem) {
+  Controller controller = controller_with({}, {{.7, .3}, {.7, .3}});
+  controller.set_dials(0.8, 0.8, 0.7);
+  RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_DOUBLE_EQ(r.contentiousness, 0.8);
+  EXPECT_DOUBLE_EQ(r.quality_gate, 0.8);
+  EXPECT_DOUBLE_EQ(r.crit_gate, 0.7);
+  controller.set_dials(1.5, -0.2, 2.0);
+  EXPECT_DOUBLE_EQ(controller.contentiousness(), 1.0);
+  EXPECT_DOUBLE_EQ(controller.quality_gate(), 0.0);
+  EXPECT_DOUBLE_EQ(controller.crit_gate(), 1.0);
+}
+
+TEST(MaciController, TheAgentCountIsCheckedWhateverTheWeights) {
+  ControllerSettings settings;
+  settings.uniform_weights = true;
+  Controller controller = controller_with(settings, {{.5, .5}, {.5, .5}});
+  RoundInput three = round_of({.5, .5}, {.5, .5}, {}, {});
+  three.agents.push_back({{.5, .5}, {}});
+  EXPECT_THROW(controller.observe(three), std::invalid_argument);
+}
+
+TEST(MaciController, MonotoneModeKeepsARoundThatHoldsDispersionAndComparesWithTheLastKeptBeliefs) {
+  ControllerSettings settings;
+  settings.monotone = true;
+  Controller same = controller_with(settings, {{.6, .4}, {.5, .5}});
+  EXPECT_FALSE(same.observe(round_of({.6, .4}, {.5, .5}, {"d1"}, {"d1"})).update_rejected);  // ν = 0: equal is kept
+  // Round 1 converges and is kept; round 2 spreads again to less than the start but more than
+  // round 1: rejected, because the comparison is with round 1's beliefs.
+  Controller controller = controller_with(settings, {{.9, .1}, {.1, .9}});
+  EXPECT_FALSE(controller.observe(round_of({.6, .4}, {.4, .6}, {"d1"}, {"d1"})).update_rejected);
+  EXPECT_TRUE(controller.observe(round_of({.8, .2}, {.2, .8}, {"d1"}, {"d1"})).update_rejected);
+  EXPECT_EQ(controller.beliefs()[0], (Distribution{.6, .4}));
+}
+
+TEST(MaciController, EvidenceQualityIsOverTheSetOfAdmittedSpans) {
+  Controller controller = controller_with({}, {{.7, .3}, {.7, .3}});
+  RoundInput input = round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1", "d2"});
+  input.arguments[1].spans = {{"d1", {1.0, 0.2}}, {"d2", {0.0, 1.0}}};  // agent 1: d1 on topic, d2 off
+  const RoundRecord r = controller.observe(input);
+  ASSERT_TRUE(r.arguments[1].admitted);  // q = 0.633989 (Python) ≥ 0.5
+  // E^(t) = {d1, d2}, not {d1, d1, d2}: Q = cos(mean(unit d1, d2), θ) = 0.633989 (the multiset 0.815).
+  ASSERT_TRUE(r.evidence_quality);
+  EXPECT_NEAR(*r.evidence_quality, 0.6339889056055382, 1e-12);
+}
+
+TEST(MaciController, PooledEvidenceBelowTheGateBlocksTheStopThoughEachArgumentPassed) {
+  // Four admitted arguments, each citing the same on-topic span and one orthogonal span of its
+  // own: each q = 1/√2 ≥ 0.5, but the set of five spans gives Q = 1/√5 = 0.447 < τ_Q.
+  // Over two rounds with the flags up: no plateau stop.
+  std::vector<double> prototype{1.0, 0.0, 0.0, 0.0, 0.0};
+  Controller five(ControllerSettings{}, InitialState{{{.7, .3}, {.7, .3}}, 0.6, prototype}, InitialBins{});
+  StopReason stop = StopReason::kNone;
+  for (int t = 1; t <= 2; ++t) {
+    RoundInput input;
+    input.agents = {{{.7, .3}, {"g"}}, {{.7, .3}, {"g"}}};
+    for (std::size_t i = 0; i < 4; ++i) {
+      CandidateArgument a;
+      a.agent = i % 2;
+      std::vector<double> own(5, 0.0);
+      own[i + 1] = 1.0;
+      a.spans = {{"g", prototype}, {"o" + std::to_string(i), own}};
+      a.judge_scores = {0.9};
+      input.arguments.push_back(std::move(a));
+    }
+    five.set_dials(five.contentiousness(), 0.5, 0.3);  // hold τ_Q at 0.5, which each q passes
+    const RoundRecord r = five.observe(input);
+    for (const auto& a : r.arguments) EXPECT_TRUE(a.admitted);
+    ASSERT_TRUE(r.evidence_quality);
+    EXPECT_NEAR(*r.evidence_quality, 1.0 / std::sqrt(5.0), 1e-12);
+    EXPECT_TRUE(r.information_plateau && r.dispersion_plateau);
+    EXPECT_DOUBLE_EQ(r.overlap, 1.0);
+    stop = r.stop;
+  }
+  EXPECT_EQ(stop, StopReason::kNone);
+}
+
+TEST(MaciController, OverlapExactlyAtTheFloorAllowsTheStop) {
+  ControllerSettings settings;
+  settings.overlap_floor = 0.5;
+  Controller controller = controller_with(settings, {{.7, .3}, {.7, .3}});
+  controller.observe(round_of({.7, .3}, {.7, .3}, {"d1", "d2"}, {"d1"}));
+  const RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1", "d2"}, {"d1"}));
+  EXPECT_DOUBLE_EQ(r.overlap, 0.5);
+  EXPECT_EQ(r.stop, StopReason::kPlateau);
+}
+
+TEST(MaciController, AZeroThresholdNeverFlagsAPlateau) {
+  // r_D = 0 with unchanged beliefs, and 0 < 0 is false (eq. 7's strict comparison).
+  ControllerSettings settings;
+  settings.relative_dispersion_threshold = 0.0;
+  settings.relative_information_threshold = 0.0;
+  Controller controller = controller_with(settings, {{.7, .3}, {.7, .3}});
+  const RoundRecord r = controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_DOUBLE_EQ(r.dispersion_ratio, 0.0);
+  EXPECT_FALSE(r.dispersion_plateau);
+  EXPECT_FALSE(r.information_plateau);
+}
+
+TEST(MaciController, TheAbsoluteRuleDiffersMovingAveragesAndDispersions) {
+  ControllerSettings settings;
+  settings.plateau = PlateauRule::kAbsolute;
+  Controller controller = controller_with(settings, {{.5, .5}, {.5, .5}});
+  // Î^(1) = 1 − H(.7, .3) = 0.118709, Î^(2) = H(.7, .3) − H(.9, .1) = 0.412295 (bits, |Y| = 2):
+  // ΔÎ^(2) = MA(Î^(1), Î^(2)) − MA(Î^(1)) = 0.146793 (Python).
+  controller.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  RoundRecord r = controller.observe(round_of({.9, .1}, {.9, .1}, {"d1"}, {"d1"}));
+  EXPECT_NEAR(r.information_ratio, 0.1467931024360521, 1e-12);
+  EXPECT_FALSE(r.information_plateau);
+  // |ΔD| when the agents split: D_JS((.9, .1), (.1, .9)) = 0.531004 − 0.
+  r = controller.observe(round_of({.9, .1}, {.1, .9}, {"d1"}, {"d1"}));
+  EXPECT_NEAR(r.dispersion_ratio, 0.5310044064107189, 1e-12);
+  EXPECT_FALSE(r.dispersion_plateau);
+}
+
+}  // namespace
+}  // namespace parley::maci

@@ -123,3 +123,18 @@ TEST(MaciDivergence, LemmaOneGatedAveragingNeverRaisesDispersion) {
 
 }  // namespace
 }  // namespace parley::maci
+
+namespace parley::maci {
+namespace {
+
+TEST(MaciDivergenceEdges, DegenerateInputsFoundByTheMutationRun) {
+  EXPECT_EQ(normalized_wasserstein_ordinal(std::vector<double>{1.0}, std::vector<double>{1.0}), 0.0);  // |Y| = 1
+  // Views of the first two entries: what lies past them is never read.
+  const std::vector<double> a{0.5, 0.5, 1.0}, b{0.5, 0.5, 0.0};
+  EXPECT_EQ(total_variation(std::span(a).first(2), std::span(b).first(2)), 0.0);
+  EXPECT_THROW(generalized_js_divergence(std::vector<Distribution>{}, std::vector<double>{1.0}), std::invalid_argument);
+  EXPECT_EQ(normalized_cross_entropy(std::vector<double>{1.0, 0.0}, std::vector<double>{1.0, 0.0}, 0.0), 0.0);
+}
+
+}  // namespace
+}  // namespace parley::maci

@@ -140,3 +140,14 @@ TEST(MaciSignals, InitialContentiousnessBins) {
 
 }  // namespace
 }  // namespace parley::maci
+
+namespace parley::maci {
+namespace {
+
+TEST(MaciSignalsEdges, AMixtureOfBeliefsOverDifferentSpacesIsRefused) {
+  EXPECT_THROW(mixture(std::vector<Distribution>{{.5, .5}, {1, 0, 0}}, std::vector<double>{.5, .5}),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace parley::maci

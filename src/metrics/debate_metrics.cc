@@ -30,6 +30,27 @@ std::optional<double> answer_rounds(const std::vector<DebateTurn>& answers) {
   return static_cast<double>(rounds.size());
 }
 
+// MACI: the tokens of the debaters, the judges and the embedding model apart (prompt +
+// completion), for every protocol alike. A judge's call has a role starting with "judge", an
+// embedding call the role "embedding"; every other call (moderators and summaries included) is
+// the debaters'.
+void add_tokens_by_role(Transcript& transcript) {
+  double debaters = 0.0, judges = 0.0, embeddings = 0.0;
+  for (const MessageRecord& m : transcript.messages) {
+    const double tokens = static_cast<double>(m.prompt_tokens + m.completion_tokens);
+    if (m.role.starts_with("judge")) {
+      judges += tokens;
+    } else if (m.role == "embedding") {
+      embeddings += tokens;
+    } else {
+      debaters += tokens;
+    }
+  }
+  transcript.metrics["tokens_debaters"] = debaters;
+  transcript.metrics["tokens_judges"] = judges;
+  transcript.metrics["tokens_embeddings"] = embeddings;
+}
+
 }  // namespace
 
 void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& options) {
@@ -58,6 +79,7 @@ void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& opti
   put("u_sys", uncertainty.u_sys);
   put("ncomm", ncomm);
   put("rounds", answer_rounds(answers));
+  add_tokens_by_role(transcript);
   if (const auto scores = belief_scores(transcript)) {
     put("acc_at_3", scores->acc_at_3 ? 1.0 : 0.0);
     put("reciprocal_rank", scores->reciprocal_rank);

@@ -104,3 +104,30 @@ TEST(FinalBelief, TiesRankByListOrderAndNothingToScoreIsNone) {
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+TEST(FinalBelief, TheLastMaciFinalCountsWhateverFollowsAndBadDetailIsSkipped) {
+  Transcript t;
+  t.gold = "A";
+  t.final_answer = "A";
+  t.messages = {turn(0, "a1", "answer", "B", 0.9)};
+  // Another event after maci_final, and an entry whose probability is text (skipped).
+  t.events.push_back({2, "maci_final",
+                      R"({"distribution":[{"label":"A","probability":0.6},{"label":"C","probability":"0.4"}]})"});
+  t.events.push_back({2, "budget", "token budget spent"});
+  auto belief = final_belief(t);
+  ASSERT_TRUE(belief);
+  EXPECT_EQ(belief->source, "maci_final");
+  EXPECT_EQ(belief->labels, (std::vector<std::string>{"A"}));
+  // A maci_final whose detail is not JSON: no stated belief, the last round's turns instead.
+  t.events = {{2, "maci_final", "not json"}};
+  belief = final_belief(t);
+  ASSERT_TRUE(belief);
+  EXPECT_EQ(belief->source, "final_round");
+  EXPECT_EQ(belief->labels, (std::vector<std::string>{"B"}));
+}
+
+}  // namespace
+}  // namespace parley

@@ -61,10 +61,44 @@ TEST(JudgeReliability, RatingsWinnersAndFlipsFromTheCritEvents) {
   EXPECT_NEAR(r->flips[0].rate_ci.lo, 0.094531, 1e-5);
   EXPECT_NEAR(r->flips[0].rate_ci.hi, 0.905469, 1e-5);
   EXPECT_EQ(r->flips[1].flips, 0);
-  EXPECT_GT(r->position_pairs, 0);
+  // 14 valid verdicts; t1's third argument stands at place 1 of 0..2 (0.5), the rest at 0: the
+  // Spearman correlation of place and score is 0.127720 (Python, average ranks).
+  EXPECT_EQ(r->position_pairs, 14);
+  EXPECT_NEAR(r->position_spearman, 0.12772021528712793, 1e-12);
   const Json j = Json::parse(judge_reliability_to_json(*r));
   EXPECT_EQ(j["winner_flips"][0]["flips"], 1);
-  EXPECT_NE(render_judge_reliability(*r).find("winner flips, j1 -> j2: 1 of 2 rounds"), std::string::npos);
+  const std::string table = render_judge_reliability(*r);
+  EXPECT_NE(table.find("winner flips, j1 -> j2: 1 of 2 rounds = 0.500"), std::string::npos);
+  EXPECT_NE(table.find("(1 verdicts missing)"), std::string::npos);
+}
+
+TEST(JudgeReliability, TiesThreeAuthorsMissingVerdictsAndOtherEventsAreReadAsDefined) {
+  std::vector<Transcript> ts;
+  // A tie under j1 (0.6 each): that round names no winner for j1 and counts for no swap.
+  ts.push_back(debate("tie", {argument("a1", 0, {0.6, 0.9}), argument("a2", 0, {0.6, 0.1})}));
+  // Three authors: both judges put a1 on top (j1 0.9, j2 0.8) but disagree at the bottom.
+  ts.push_back(debate("three", {argument("a1", 0, {0.9, 0.8}), argument("a2", 0, {0.5, 0.1}),
+                                argument("a3", 0, {0.1, 0.5})}));
+  // j2 gave no verdict on a1's strong argument: its winner is a2, by a2's only score.
+  ts.push_back(debate("missing", {argument("a1", 0, {0.9, std::nullopt}), argument("a1", 1, {0.2, 0.3}),
+                                  argument("a2", 0, {0.5, 0.6})}));
+  // Events that are not CRIT verdicts are not read, whatever their detail.
+  ts.back().events.push_back({1, "judge", Json{{"mode", "score"}, {"arguments", {argument("a9", 0, {0.0, 1.0})}}}.dump()});
+  ts.back().events.push_back({1, "maci_round", Json{{"mode", "crit"}, {"arguments", {argument("a9", 0, {0.0, 1.0})}}}.dump()});
+  auto r = judge_reliability(ts, "maci", 1, 100);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->arguments, 8);  // 2 + 3 + 3; the a9 arguments are not counted
+  EXPECT_EQ(r->missing, 1);
+  ASSERT_EQ(r->flips.size(), 1u);
+  // "three": a1 and a1, no flip; "missing": j1 a1 ((0.9 + 0.2)/2 = 0.55 > 0.5), j2 a2 (0.6 > 0.3): a flip.
+  EXPECT_EQ(r->flips[0].rounds, 2);
+  EXPECT_EQ(r->flips[0].flips, 1);
+}
+
+TEST(JudgeReliability, NothingMissingIsNotReportedAsMissing) {
+  auto r = judge_reliability({debate("t", {argument("a1", 0, {0.5, 0.6}), argument("a2", 0, {0.4, 0.3})})}, "maci", 1, 50);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(render_judge_reliability(*r).find("missing"), std::string::npos);
 }
 
 TEST(JudgeReliability, NoCritEventsOrAChangedPanelIsAnError) {
@@ -97,7 +131,16 @@ TEST(PercentileBins, TypeSevenPercentilesWithNoEvidenceAsZero) {
   EXPECT_NEAR(bins->disagreement_low, 0.28, 1e-12);
   EXPECT_NEAR(bins->disagreement_high, 0.54, 1e-12);
   EXPECT_NE(render_percentile_bins(*bins).find("percentile_bins: true"), std::string::npos);
+  EXPECT_EQ(bins->protocol, "maci");
+  EXPECT_EQ(bins->debates, 4);
   EXPECT_FALSE(percentile_bins(ts, "other"));
+  // Only maci_start events count, and one whose detail is not JSON is skipped.
+  ts[0].events.push_back({1, "maci_round", Json{{"disagreement", 0.99}, {"evidence_quality", 0.99}}.dump()});
+  ts[1].events.push_back({0, "maci_start", "{not json"});
+  bins = percentile_bins(ts, "maci");
+  ASSERT_TRUE(bins);
+  EXPECT_EQ(bins->debates, 4);
+  EXPECT_NEAR(bins->quality_high, 0.62, 1e-12);
 }
 
 }  // namespace

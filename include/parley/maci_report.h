@@ -55,12 +55,14 @@ std::string judge_reliability_to_json(const JudgeReliability& reliability);
 // (`disagreement`) over the debates of `protocol`, as the protocol's parameters.
 struct PercentileBins {
   std::string protocol;
+  std::string encoder;             // maci_start's: Q_0 is on this encoder's scale
   std::int64_t debates = 0;
   double quality_low = 0.0;        // P30 of Q_0
   double quality_high = 0.0;       // P70 of Q_0
   double disagreement_low = 0.0;   // P30 of D_JS,0
   double disagreement_high = 0.0;  // P70 of D_JS,0
 };
+// An error when the run's debates measured Q_0 with different encoders (model and lexical).
 Result<PercentileBins> percentile_bins(const std::vector<Transcript>& transcripts, const std::string& protocol);
 // The protocol entry's parameters for a new run: the four thresholds and `percentile_bins: true`.
 std::string render_percentile_bins(const PercentileBins& bins);

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parley/labels.h"
 #include "parley/task.h"
 #include "parley/transcript.h"
 
@@ -40,6 +41,8 @@ struct DebateMetricsOptions {
   double u_intra_lambda = 0.5;  // λ of U_intra = λF + (1 − λ)M, in [0, 1]
   // How answers are compared: free text by its normalised form, as the majority vote groups it.
   AnswerType answer_type = AnswerType::kChoice;
+  // A label task's label set: on an ordered scale the final belief's deviations are scored too.
+  std::shared_ptr<const LabelSet> labels;
 };
 
 // a_t^(i) is agent i's last parsed answer in the t-th round of the debate (t = 0: the initial
@@ -93,12 +96,24 @@ struct BeliefScores {
 };
 std::optional<BeliefScores> belief_scores(const Transcript& transcript);
 
+// On an ordered label scale (MACI §4.2, M-35), from the final belief over the scale's labels
+// (other labels left out, the rest renormalised; rated −(K−1)/2 … (K−1)/2 steps from the centre):
+// the absolute expected rating ("MAD from centrist" of one debate) and W̃_1 to the gold,
+// Σ_k |F_p(k) − F_gold(k)| / (K − 1). nullopt for an unordered set, no belief on the scale, or a
+// gold outside it.
+struct ScaleScores {
+  double centrist_deviation = 0.0;
+  double gold_distance = 0.0;
+};
+std::optional<ScaleScores> scale_scores(const Transcript& transcript, const LabelSet& labels);
+
 // ---- All of them ---------------------------------------------------------------------------
 
 // Fills transcript.metrics with every metric defined for it: "prr", "ad", "cf", "flip_rate",
 // "belief_revision", "u_intra", "conflict", "u_inter", "entropy", "disagreement",
 // "loo_instability", "u_sys", "ncomm"; from the final belief "acc_at_3", "reciprocal_rank",
-// "brier", "gold_probability", "final_confidence"; "rounds" (distinct rounds of the answer-bearing
+// "brier", "gold_probability", "final_confidence"; on an ordered scale (options.labels)
+// "centrist_deviation" and "gold_distance"; "rounds" (distinct rounds of the answer-bearing
 // turns); "tokens_debaters", "tokens_judges", "tokens_embeddings" (prompt + completion by who made
 // the call: roles "judge…", "embedding", the rest); and the numbers of MACI's `maci_final`
 // "scores" object under their own names.

@@ -123,6 +123,9 @@ TEST_F(ConfigTest, MacisParametersAreCheckedTogetherAtLoad) {
             std::string::npos);
   EXPECT_NE(error_of(valid("  - {name: maci, scheduler: thompson}\n")).find("must be one of none, ucb, linucb"),
             std::string::npos);
+  EXPECT_NE(error_of(valid("  - {name: maci, scheduler: ucb, hold_contentiousness: 0.9}\n"))
+                .find("protocols[0].hold_contentiousness: cannot hold CL while a scheduler sets it"),
+            std::string::npos);
 }
 
 TEST_F(ConfigTest, UnknownProtocolListsKnownOnes) {

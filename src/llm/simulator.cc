@@ -86,7 +86,11 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     confidence = 0.8;
   } else {
     const TaskLatents& task = *latents;
-    const Decision decision = decide(params, profile, note, temperature, task);
+    Decision decision = decide(params, profile, note, temperature, task);
+    if (lean != 0.0) {
+      Rng lean_rng(HashBuilder().add(stream_seed(params, note, temperature, "lean")).add(modelled_turn(note)).value());
+      apply_lean(decision, *note.task, lean, lean_rng);  // eq. (25) on an ordered scale
+    }
     confidence = decision.confidence;
     // The format-error roll is keyed by the turn kind itself, so a re-ask never inherits it.
     Rng format_rng(HashBuilder().add(stream_seed(params, note, temperature, "format")).add(note.turn).value());

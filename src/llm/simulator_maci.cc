@@ -190,6 +190,19 @@ Belief leaning(Belief belief, const Task& task, double lean) {
 
 bool is_maci_turn(const Annotations& note) { return note.turn.starts_with("maci_"); }
 
+void apply_lean(Decision& decision, const Task& task, double lean, Rng& rng) {
+  if (lean == 0.0 || !task.labels || !task.labels->ordered()) return;
+  if (rng.uniform() >= kLeanShift * std::min(1.0, std::fabs(lean))) return;
+  const std::optional<std::size_t> at = task.labels->find(decision.answer);
+  if (!at) return;
+  const std::vector<std::string>& scale = task.labels->labels();
+  std::size_t to = *at;
+  if (lean < 0.0 && to > 0) --to;
+  if (lean > 0.0 && to + 1 < scale.size()) ++to;
+  decision.answer = scale[to];
+  decision.correct = matches_gold(task, decision.answer);
+}
+
 MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
                            double temperature, const TaskLatents& task, bool malformed, double lean) {
   Annotations note = request.note;

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/hash.h"
 #include "llm/simulator_model.h"
 #include "parley/chat.h"
 
@@ -24,5 +25,10 @@ struct MaciReply {
 // [−1, 1]: a partisan reading of an ordered scale (eq. 25), the simulator model's `lean`.
 MaciReply write_maci_reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
                            double temperature, const TaskLatents& task, bool malformed, double lean = 0.0);
+
+// Eq. (25) for any other turn's answer on an ordered scale: with probability 0.5·|lean| the
+// decision's answer moves one step towards the lean's end (its correctness re-read), drawn from
+// `rng`.
+void apply_lean(Decision& decision, const Task& task, double lean, Rng& rng);
 
 }  // namespace parley::sim

@@ -12,6 +12,7 @@
 
 #include "llm/simulator_maci.h"
 #include "llm/simulator_reply.h"
+#include "parley/answer.h"
 #include "parley/labels.h"
 #include "simulator_test_support.h"
 
@@ -92,6 +93,32 @@ TEST(SimulatorMaci, OppositeLeansPullTheMeanRatingApartAndNoLeanIsTheDefault) {
   auto unordered = std::make_shared<Task>(*tone_task("u"));
   unordered->labels = std::make_shared<const LabelSet>(LabelSet::make(kScale, {}, false).value());
   EXPECT_EQ(maci_reply(unordered, -1.0), maci_reply(unordered, 0.0));
+}
+
+TEST(SimulatorMaci, ALeanAlsoMovesOtherTurnsAnswersOnAnOrderedScale) {
+  // Eq. (25) for a single answer: one step towards the lean's end with probability 0.5·|lean|.
+  const auto params = default_simulator_params();
+  int moved_down = 0, moved_up = 0, tasks = 0;
+  for (int t = 0; t < 60; ++t) {
+    const auto task = tone_task("single-" + std::to_string(t));
+    const ChatRequest r = request_for(task, "a1");
+    const TaskLatents latents = task_latents(*params, *task);
+    const auto answer_of = [&](double lean) {
+      return parse_answer(simulate_reply(*params, params->profiles.at("default"), r, latents, lean).text, *task).value;
+    };
+    const auto plain = answer_of(0.0), low = answer_of(-1.0), high = answer_of(1.0);
+    if (!(plain && low && high)) continue;  // a simulated format error: unparsed alike at any lean
+    const auto index = [&](const std::string& a) { return *task->labels->find(a); };
+    EXPECT_LE(index(*low), index(*plain));
+    EXPECT_GE(index(*high), index(*plain));
+    EXPECT_LE(index(*plain) - index(*low), 1u);
+    moved_down += index(*low) < index(*plain);
+    moved_up += index(*high) > index(*plain);
+    ++tasks;
+  }
+  // About half the answers move (fewer at the scale's ends).
+  EXPECT_GT(moved_down, tasks / 5);
+  EXPECT_GT(moved_up, tasks / 5);
 }
 
 TEST(SimulatorMaci, ArgumentsCiteTheContextAndTheReplyParses) {

@@ -432,6 +432,9 @@ TEST(MaciController, TheAbsoluteRuleDiffersMovingAveragesAndDispersions) {
   r = controller.observe(round_of({.9, .1}, {.1, .9}, {"d1"}, {"d1"}));
   EXPECT_NEAR(r.dispersion_ratio, 0.5310044064107189, 1e-12);
   EXPECT_FALSE(r.dispersion_plateau);
+  // And back towards each other: |D_JS((.8, .2), (.2, .8)) − 0.531004| = 0.252933.
+  r = controller.observe(round_of({.8, .2}, {.2, .8}, {"d1"}, {"d1"}));
+  EXPECT_NEAR(r.dispersion_ratio, 0.25293250129808115, 1e-12);
 }
 
 }  // namespace

@@ -29,8 +29,10 @@ std::vector<DialMove> dial_moves(double step) {
 }
 
 DialPosition apply_move(const DialPosition& position, const DialMove& move) {
-  return {clip_unit(position.contentiousness + move.contentiousness_change),
-          clip_unit(position.gate_offset + move.gate_change)};
+  // Rounded to 1e-9 like the controller's dials: 0.8 − 0.2 is 0.6.
+  const auto round = [](double x) { return std::round(x * 1e9) / 1e9; };
+  return {round(clip_unit(position.contentiousness + move.contentiousness_change)),
+          round(clip_unit(position.gate_offset + move.gate_change))};
 }
 
 std::vector<double> context_features(const SchedulerContext& c) {

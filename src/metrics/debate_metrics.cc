@@ -87,6 +87,12 @@ void add_debate_metrics(Transcript& transcript, const DebateMetricsOptions& opti
     put("gold_probability", scores->gold_probability);
     put("final_confidence", scores->confidence);
   }
+  if (options.labels) {
+    if (const auto scale = scale_scores(transcript, *options.labels)) {
+      put("centrist_deviation", scale->centrist_deviation);
+      put("gold_distance", scale->gold_distance);
+    }
+  }
   add_protocol_scores(transcript);
 }
 

@@ -92,4 +92,32 @@ std::optional<BeliefScores> belief_scores(const Transcript& transcript) {
   return scores;
 }
 
+std::optional<ScaleScores> scale_scores(const Transcript& transcript, const LabelSet& labels) {
+  if (!labels.ordered() || labels.size() < 2) return std::nullopt;
+  const std::optional<FinalBelief> belief = final_belief(transcript);
+  const std::optional<std::size_t> gold = labels.find(transcript.gold);
+  if (!belief || !gold) return std::nullopt;
+  std::vector<double> scale(labels.size(), 0.0);
+  double total = 0.0;
+  for (std::size_t i = 0; i < belief->labels.size(); ++i) {
+    if (const auto at = labels.find(belief->labels[i])) {
+      scale[*at] += belief->probabilities[i];
+      total += belief->probabilities[i];
+    }
+  }
+  if (total <= 0.0) return std::nullopt;
+  const double centre = static_cast<double>(labels.size() - 1) / 2.0;
+  ScaleScores scores;
+  double expected = 0.0, cumulative = 0.0, distance = 0.0;
+  for (std::size_t k = 0; k < scale.size(); ++k) {
+    scale[k] /= total;
+    expected += scale[k] * (static_cast<double>(k) - centre);
+    cumulative += scale[k];
+    if (k + 1 < scale.size()) distance += std::fabs(cumulative - (k >= *gold ? 1.0 : 0.0));
+  }
+  scores.centrist_deviation = std::fabs(expected);
+  scores.gold_distance = distance / static_cast<double>(scale.size() - 1);
+  return scores;
+}
+
 }  // namespace parley

@@ -131,3 +131,34 @@ TEST(FinalBelief, TheLastMaciFinalCountsWhateverFollowsAndBadDetailIsSkipped) {
 
 }  // namespace
 }  // namespace parley
+
+namespace parley {
+namespace {
+
+TEST(FinalBelief, AnOrderedScaleScoresTheCentristDeviationAndTheDistanceToTheGold) {
+  const auto scale = std::make_shared<const LabelSet>(
+      LabelSet::make({"Negative", "Weakly negative", "Neutral", "Weakly positive", "Positive"}, {}, true).value());
+  Transcript t;
+  t.gold = "Neutral";
+  t.final_answer = "Neutral";
+  t.events.push_back({2, "maci_final",
+                      R"({"distribution":[{"label":"Neutral","probability":0.5},)"
+                      R"({"label":"Weakly positive","probability":0.3},{"label":"Positive","probability":0.2}]})"});
+  const auto s = scale_scores(t, *scale);
+  ASSERT_TRUE(s);
+  // Ratings −2 … +2: E = 0.5·0 + 0.3·1 + 0.2·2 = 0.7. CDFs (0, 0, .5, .8) against the gold's
+  // (0, 0, 1, 1): (0.5 + 0.2) / 4 = 0.175.
+  EXPECT_NEAR(s->centrist_deviation, 0.7, 1e-12);
+  EXPECT_NEAR(s->gold_distance, 0.175, 1e-12);
+  add_debate_metrics(t, {.labels = scale});
+  EXPECT_NEAR(t.metrics.at("centrist_deviation"), 0.7, 1e-12);
+  EXPECT_NEAR(t.metrics.at("gold_distance"), 0.175, 1e-12);
+  // Not on an unordered set, nor with a gold off the scale.
+  const auto unordered = LabelSet::make({"Negative", "Neutral", "Positive"}, {}, false).value();
+  EXPECT_FALSE(scale_scores(t, unordered));
+  t.gold = "Sarcastic";
+  EXPECT_FALSE(scale_scores(t, *scale));
+}
+
+}  // namespace
+}  // namespace parley

@@ -99,13 +99,16 @@ Async<EvidenceContext> gather_evidence(Debate& debate, const Settings& settings,
   const Candidates candidates = candidates_for(debate.task(), query, settings.candidates, pool);
   EvidenceContext context;
   std::vector<std::vector<double>> pool_embeddings;
-  context.selected = select_within_budget(candidates.own, pool, settings.context);
+  // The task's own documents are the case itself: all of them, whatever the budget, which they
+  // are charged against first.
+  for (const RetrievedDocument& own : candidates.own)
+    context.selected.push_back({own.index, own.bm25, std::nullopt, estimate_tokens(pool[own.index].text)});
   ContextBudget rest = settings.context;
   rest.max_documents -= std::min(rest.max_documents, context.selected.size());
   for (const SelectedEvidence& chosen : context.selected) rest.max_tokens -= chosen.tokens;
-  for (const auto* list : {&candidates.own, &candidates.corpus})
-    for (const RetrievedDocument& c : *list)
-      if (estimate_tokens(pool[c.index].text) > settings.context.max_tokens) context.too_large.push_back(pool[c.index].id);
+  rest.max_tokens = std::max<std::int64_t>(rest.max_tokens, 0);
+  for (const RetrievedDocument& c : candidates.corpus)
+    if (estimate_tokens(pool[c.index].text) > settings.context.max_tokens) context.too_large.push_back(pool[c.index].id);
   std::vector<SelectedEvidence> from_corpus;
   if (debate.can_embed()) {
     context.encoder = "model";
@@ -503,8 +506,10 @@ class Maci final : public Protocol {
     if (step.move) {
       state.position = maci::apply_move(state.position, bandit.moves()[*step.move]);
       const maci::ControllerSettings& s = state.controller.settings();
-      state.controller.set_dials(state.position.contentiousness, s.initial_quality_gate + state.position.gate_offset,
-                                 s.initial_crit_gate + state.position.gate_offset);
+      // γ raises both gates from their starting values, no higher than τ_max (eq. 9's cap).
+      state.controller.set_dials(state.position.contentiousness,
+                                 std::min(s.gate_max, s.initial_quality_gate + state.position.gate_offset),
+                                 std::min(s.gate_max, s.initial_crit_gate + state.position.gate_offset));
     }
     return step;
   }
@@ -738,7 +743,7 @@ class Maci final : public Protocol {
                       {"distribution", ranked(p, space)},
                       {"record", psi},
                       {"acquisition_plan", acquisition_plan(p, debaters, space)},
-                      {"scores", final_scores(debate.task(), controller, space)}}
+                      {"scores", final_scores(debate.task(), controller)}}
                      .dump());
     if (prediction.empty()) return std::nullopt;
     return prediction;
@@ -746,9 +751,9 @@ class Maci final : public Protocol {
 
   // M-17's reporting metrics, as labelled choices (docs/protocols.md, "maci"): the first two
   // agents' final beliefs compared (on δ-smoothed beliefs, so that KL stays finite), the
-  // information the agent carries about the answer under the final weights, and on an ordered
-  // scale the deviations of the final mixture.
-  static Json final_scores(const Task& task, const maci::Controller& controller, const maci::OutcomeSpace& space) {
+  // information the agent carries about the answer under the final weights. (The ordered scale's
+  // deviations are every protocol's: src/metrics/final_belief.cc.)
+  static Json final_scores(const Task& task, const maci::Controller& controller) {
     constexpr double kSmoothing = 1e-6;
     Json scores = Json::object();
     scores["rounds"] = controller.history().size();
@@ -766,27 +771,6 @@ class Maci final : public Protocol {
                                               ? std::vector<double>(beliefs.size(), 1.0 / beliefs.size())
                                               : controller.history().back().weights;
       scores["agents_mutual_information"] = maci::generalized_js_divergence(beliefs, weights);
-    }
-    if (ordered) {
-      // The scale without "other" (its mass left out and the rest renormalised), rated
-      // −(K−1)/2 … (K−1)/2 steps from its centre.
-      const maci::Distribution& p = controller.mixture();
-      const std::size_t k = space.size() - 1;
-      double named = 0.0;
-      for (std::size_t i = 0; i < k; ++i) named += p[i];
-      if (named > 0.0 && k > 0) {
-        maci::Distribution scale(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(k));
-        for (double& x : scale) x /= named;
-        double expected = 0.0;
-        for (std::size_t i = 0; i < k; ++i) expected += scale[i] * (static_cast<double>(i) - (k - 1) / 2.0);
-        scores["centrist_deviation"] = std::fabs(expected);
-        const std::size_t gold = space.index_of(task.answer);
-        if (gold < k) {
-          maci::Distribution truth(k, 0.0);
-          truth[gold] = 1.0;
-          scores["gold_distance"] = maci::normalized_wasserstein_ordinal(scale, truth);
-        }
-      }
     }
     return scores;
   }
@@ -958,6 +942,8 @@ ProtocolInfo maci_protocol() {
     if (p.real("gate_max") < start)
       return {"gate_max", fmt::format("is {}, below the gates' starting values ({} and {}): eq. (9) would lower them",
                                       p.real("gate_max"), defaults.initial_quality_gate, defaults.initial_crit_gate)};
+    if (p.real("hold_contentiousness") > 0.0 && p.text("scheduler") != "none")
+      return {"hold_contentiousness", "cannot hold CL while a scheduler sets it (scheduler: " + p.text("scheduler") + ")"};
     if (p.real("quality_low") > p.real("quality_high"))
       return {"quality_low", fmt::format("{} is above quality_high {}", p.real("quality_low"), p.real("quality_high"))};
     if (p.real("disagreement_low") > p.real("disagreement_high"))

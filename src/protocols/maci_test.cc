@@ -165,6 +165,16 @@ TEST(Maci, EachGateRejectsWhatItShouldAndOnlyAdmittedArgumentsEnterTheRecord) {
   EXPECT_EQ(final_event[0]["record"][1]["round"], 2);
 }
 
+TEST(Maci, TheTasksOwnDocumentsStayInTheContextWhateverTheBudget) {
+  MaciRun run({{"max_rounds", std::int64_t{1}}, {"context_tokens", std::int64_t{1}}, {"retrieve", std::int64_t{0}}});
+  ASSERT_EQ(run.transcript.status, DebateStatus::kCompleted) << run.transcript.status_reason;
+  const auto start = run.events("maci_start");
+  ASSERT_EQ(start.size(), 1u);
+  ASSERT_EQ(start[0]["evidence"].size(), 2u);  // both, though neither fits one token
+  EXPECT_EQ(start[0]["evidence"][0]["id"], "good");
+  EXPECT_TRUE(start[0]["too_large"].empty());  // only corpus candidates are cut
+}
+
 TEST(Maci, RoundsShowTheDialsTheOpponentAndLastRoundsAdmissionsAppendOnly) {
   MaciRun run;
   const auto argue = run.requests("a1", "maci_argue");
@@ -404,6 +414,13 @@ TEST(MaciScheduler, LearnsAcrossDebatesRunningThemOneAtATimeInStartOrder) {
     EXPECT_EQ(second[t]["move"], t + 3);
     EXPECT_EQ(second[t]["steps"], t + 4);
   }
+  // The bandit's gates never pass τ_max (0.8), whatever γ.
+  for (const Transcript& t : pair.transcripts)
+    for (const auto& e : t.events)
+      if (e.kind == "maci_round") {
+        EXPECT_LE(Json::parse(e.detail)["quality_gate"].get<double>(), 0.8);
+        EXPECT_LE(Json::parse(e.detail)["crit_gate"].get<double>(), 0.8);
+      }
   // Move 0 is (−0.2, −0.2) from (CL^(1) 0.8, 0): the dials the round ran with.
   EXPECT_NEAR(first[0]["contentiousness"].get<double>(), 0.6, 1e-12);
   EXPECT_NEAR(first[0]["gate_offset"].get<double>(), 0.0, 1e-12);  // clipped at 0

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -144,6 +145,10 @@ Result<JudgeReliability> judge_reliability(const std::vector<Transcript>& transc
   if (out.debates == 0) {
     return Error{fmt::format("no CRIT judge events for protocol \"{}\" in this run (is it a maci run?)", protocol)};
   }
+  if (out.judges.size() < 2) {
+    return Error{fmt::format("{}: the CRIT panel has {} judge; agreement needs at least 2 (name them under judges:)",
+                             protocol, out.judges.size())};
+  }
   out.alpha = krippendorff_alpha(ratings, MeasurementLevel::kInterval);
   out.alpha_ci = krippendorff_alpha_ci(ratings, MeasurementLevel::kInterval, seed, resamples);
   out.pearson = mean_pairwise_correlation(ratings, CorrelationKind::kPearson, seed, resamples);
@@ -205,6 +210,7 @@ std::string judge_reliability_to_json(const JudgeReliability& r) {
 
 Result<PercentileBins> percentile_bins(const std::vector<Transcript>& transcripts, const std::string& protocol) {
   std::vector<double> quality, disagreement;
+  std::set<std::string> encoders;
   for (const Transcript& t : transcripts) {
     if (t.protocol != protocol) continue;
     for (const EventRecord& event : t.events) {
@@ -213,16 +219,22 @@ Result<PercentileBins> percentile_bins(const std::vector<Transcript>& transcript
       if (!detail.is_object() || !detail.contains("disagreement") || !detail["disagreement"].is_number()) continue;
       const Json& q = detail.contains("evidence_quality") ? detail["evidence_quality"] : Json(nullptr);
       quality.push_back(q.is_number() ? q.get<double>() : 0.0);
+      encoders.insert(detail.value("encoder", std::string("?")));
       disagreement.push_back(detail["disagreement"].get<double>());
     }
   }
   if (quality.empty()) {
     return Error{fmt::format("no maci_start events for protocol \"{}\" in this run (is it a maci run?)", protocol)};
   }
+  if (encoders.size() > 1) {
+    return Error{fmt::format("{}: Q_0 was measured with different encoders ({}); bins need one scale",
+                             protocol, fmt::join(encoders, ", "))};
+  }
   std::sort(quality.begin(), quality.end());
   std::sort(disagreement.begin(), disagreement.end());
   PercentileBins bins;
   bins.protocol = protocol;
+  bins.encoder = *encoders.begin();
   bins.debates = static_cast<std::int64_t>(quality.size());
   bins.quality_low = quantile_sorted(quality, 0.3);
   bins.quality_high = quantile_sorted(quality, 0.7);
@@ -233,10 +245,11 @@ Result<PercentileBins> percentile_bins(const std::vector<Transcript>& transcript
 
 std::string render_percentile_bins(const PercentileBins& b) {
   return fmt::format(
-      "# App. F bins from {} debates of {} (P30 / P70 of Q_0 and D_JS,0); add to the maci entry:\n"
+      "# App. F bins from {} debates of {} (P30 / P70 of Q_0 and D_JS,0; Q_0 by the {} encoder, so use them\n"
+      "# with the same encoder); add to the maci entry:\n"
       "quality_low: {:.6f}\nquality_high: {:.6f}\ndisagreement_low: {:.6f}\ndisagreement_high: {:.6f}\n"
       "percentile_bins: true\n",
-      b.debates, b.protocol, b.quality_low, b.quality_high, b.disagreement_low, b.disagreement_high);
+      b.debates, b.protocol, b.encoder, b.quality_low, b.quality_high, b.disagreement_low, b.disagreement_high);
 }
 
 }  // namespace parley

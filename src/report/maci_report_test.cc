@@ -95,6 +95,12 @@ TEST(JudgeReliability, TiesThreeAuthorsMissingVerdictsAndOtherEventsAreReadAsDef
   EXPECT_EQ(r->flips[0].flips, 1);
 }
 
+TEST(JudgeReliability, OneJudgeIsAnErrorNotACrash) {
+  auto r = judge_reliability({debate("t", {argument("a1", 0, {0.5}), argument("a2", 0, {0.4})})}, "maci", 1, 50);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("needs at least 2"), std::string::npos);
+}
+
 TEST(JudgeReliability, NothingMissingIsNotReportedAsMissing) {
   auto r = judge_reliability({debate("t", {argument("a1", 0, {0.5, 0.6}), argument("a2", 0, {0.4, 0.3})})}, "maci", 1, 50);
   ASSERT_TRUE(r);
@@ -117,7 +123,7 @@ TEST(PercentileBins, TypeSevenPercentilesWithNoEvidenceAsZero) {
   for (std::size_t i = 0; i < quality.size(); ++i) {
     Transcript t;
     t.protocol = "maci";
-    Json detail{{"disagreement", disagreement[i]}};
+    Json detail{{"disagreement", disagreement[i]}, {"encoder", "model"}};
     detail["evidence_quality"] = quality[i] ? Json(*quality[i]) : Json(nullptr);
     t.events.push_back({0, "maci_start", detail.dump()});
     ts.push_back(t);
@@ -141,6 +147,12 @@ TEST(PercentileBins, TypeSevenPercentilesWithNoEvidenceAsZero) {
   ASSERT_TRUE(bins);
   EXPECT_EQ(bins->debates, 4);
   EXPECT_NEAR(bins->quality_high, 0.62, 1e-12);
+  EXPECT_NE(render_percentile_bins(*bins).find("by the model encoder"), std::string::npos);
+  // A run that mixed encoders has no one scale for Q_0.
+  ts[2].events[0] = {0, "maci_start", Json{{"disagreement", 0.3}, {"evidence_quality", 0.2}, {"encoder", "lexical"}}.dump()};
+  bins = percentile_bins(ts, "maci");
+  ASSERT_FALSE(bins);
+  EXPECT_NE(bins.error().message.find("different encoders (lexical, model)"), std::string::npos);
 }
 
 }  // namespace

@@ -288,7 +288,8 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
         continue;
       }
       add_debate_metrics(transcript, {.u_intra_lambda = config.metrics.u_intra_lambda,
-                                      .answer_type = unit.task->answer_type});
+                                      .answer_type = unit.task->answer_type,
+                                      .labels = unit.task->labels});
       if (auto ok = store.put(transcript); !ok) {
         store_error = ok.error();
         loop.cancel();  // nothing more can be stored: end the other debates now

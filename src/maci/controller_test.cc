@@ -435,6 +435,16 @@ TEST(MaciController, TheAbsoluteRuleDiffersMovingAveragesAndDispersions) {
   // And back towards each other: |D_JS((.8, .2), (.2, .8)) − 0.531004| = 0.252933.
   r = controller.observe(round_of({.8, .2}, {.2, .8}, {"d1"}, {"d1"}));
   EXPECT_NEAR(r.dispersion_ratio, 0.25293250129808115, 1e-12);
+  // Eqs. (11)–(12) compare strictly: with zero thresholds an unchanged round flags nothing.
+  settings.absolute_information_threshold = 0.0;
+  settings.absolute_dispersion_threshold = 0.0;
+  Controller strict = controller_with(settings, {{.7, .3}, {.7, .3}});
+  strict.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  r = strict.observe(round_of({.7, .3}, {.7, .3}, {"d1"}, {"d1"}));
+  EXPECT_DOUBLE_EQ(r.information_ratio, 0.0);
+  EXPECT_DOUBLE_EQ(r.dispersion_ratio, 0.0);
+  EXPECT_FALSE(r.information_plateau);
+  EXPECT_FALSE(r.dispersion_plateau);
 }
 
 }  // namespace

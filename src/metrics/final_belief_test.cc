@@ -158,6 +158,24 @@ TEST(FinalBelief, AnOrderedScaleScoresTheCentristDeviationAndTheDistanceToTheGol
   EXPECT_FALSE(scale_scores(t, unordered));
   t.gold = "Sarcastic";
   EXPECT_FALSE(scale_scores(t, *scale));
+  // Gold "Weakly negative": its CDF (0, 1, 1, 1) against (0, 0, .5, .8): (1 + .5 + .2) / 4.
+  t.gold = "Weakly negative";
+  EXPECT_NEAR(scale_scores(t, *scale)->gold_distance, 0.425, 1e-12);
+  // A belief that leaves mass unassigned is renormalised over the scale: (.4, .4) on Neutral and
+  // Positive reads (.5, .5), E = 1.0; one with nothing on the scale scores nothing.
+  t.events = {{2, "maci_final",
+               R"({"distribution":[{"label":"Neutral","probability":0.4},{"label":"Positive","probability":0.4}]})"}};
+  EXPECT_NEAR(scale_scores(t, *scale)->centrist_deviation, 1.0, 1e-12);
+  t.events = {{2, "maci_final", R"({"distribution":[{"label":"Sarcastic","probability":0.9}]})"}};
+  EXPECT_FALSE(scale_scores(t, *scale));
+  // The smallest scale, two labels: ratings ∓½.
+  const auto pair = LabelSet::make({"Low", "High"}, {}, true).value();
+  t.gold = "High";
+  t.events = {{2, "maci_final", R"({"distribution":[{"label":"High","probability":0.75},{"label":"Low","probability":0.25}]})"}};
+  const auto two = scale_scores(t, pair);
+  ASSERT_TRUE(two);
+  EXPECT_NEAR(two->centrist_deviation, 0.25, 1e-12);  // 0.75·½ − 0.25·½
+  EXPECT_NEAR(two->gold_distance, 0.25, 1e-12);       // |F(Low) − 0| = 0.25, over K − 1 = 1
 }
 
 }  // namespace

@@ -65,11 +65,38 @@ TEST(JudgeReliability, RatingsWinnersAndFlipsFromTheCritEvents) {
   // Spearman correlation of place and score is 0.127720 (Python, average ranks).
   EXPECT_EQ(r->position_pairs, 14);
   EXPECT_NEAR(r->position_spearman, 0.12772021528712793, 1e-12);
+  // Mean pairwise Spearman over the units both judges rated: (j1, j2) 0.4, (j1, j3) 0.820783,
+  // (j2, j3) 0.316228 (Python, average ranks) → 0.512337; α's bootstrap interval around α.
+  EXPECT_EQ(r->spearman.pairs, 3);
+  EXPECT_NEAR(r->spearman.mean, 0.512336815894987, 1e-12);
+  EXPECT_LT(r->alpha_ci.lo, r->alpha);
+  EXPECT_GT(r->alpha_ci.hi, r->alpha);
   const Json j = Json::parse(judge_reliability_to_json(*r));
   EXPECT_EQ(j["winner_flips"][0]["flips"], 1);
   const std::string table = render_judge_reliability(*r);
   EXPECT_NE(table.find("winner flips, j1 -> j2: 1 of 2 rounds = 0.500"), std::string::npos);
   EXPECT_NE(table.find("(1 verdicts missing)"), std::string::npos);
+  EXPECT_NE(table.find("forward/reverse order pairs do not arise"), std::string::npos);
+}
+
+TEST(JudgeReliability, PlacesAreScaledPerRoundAndAVerdictWithoutOneHasNoPlace) {
+  // Round A: 2 arguments at places 0, 1 of 1 (scaled 0, 1.0), the second scored 0.9; round B: 5
+  // arguments at places 0..4 of 4 (scaled 0 … 1.0), the third scored 0.1, the rest 0.5. Spearman
+  // of scaled places (0, 1, 0, .25, .5, .75, 1) and scores (.5, .9, .5, .5, .1, .5, .5), j1's
+  // only: 0.340207 (Python, average ranks); unscaled places would give −0.204124.
+  auto one_judge = [](const std::string& agent, int index, int shown_at, double score) {
+    Json judges = Json::array({Json{{"judge", "j1"}, {"shown_at", shown_at}, {"composite", score}},
+                               Json{{"judge", "j2"}, {"composite", score}}});  // j2: no place recorded
+    return Json{{"agent", agent}, {"index", index}, {"judges", judges}};
+  };
+  std::vector<Transcript> ts = {
+      debate("A", {one_judge("a1", 0, 0, 0.5), one_judge("a2", 0, 1, 0.9)}),
+      debate("B", {one_judge("a1", 0, 0, 0.5), one_judge("a2", 0, 1, 0.5), one_judge("a1", 1, 2, 0.1),
+                   one_judge("a2", 1, 3, 0.5), one_judge("a1", 2, 4, 0.5)})};
+  auto r = judge_reliability(ts, "maci", 1, 50);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->position_pairs, 7);
+  EXPECT_NEAR(r->position_spearman, 0.34020690871988585, 1e-9);
 }
 
 TEST(JudgeReliability, TiesThreeAuthorsMissingVerdictsAndOtherEventsAreReadAsDefined) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "cli/output.h"
 #include "parley/maci_report.h"
 #include "parley/runner.h"
@@ -12,6 +14,22 @@ namespace parley::cli {
 namespace {
 
 constexpr int kExitUsage = 2;
+
+// The run, or nothing with its problem printed.
+std::optional<StoredRun> stored_run(const std::string& dir) {
+  auto run = read_run(dir);
+  if (run) return std::move(run.value());
+  fmt::print(stderr, "parley: {}\n", run.error().message);
+  return std::nullopt;
+}
+
+// Whether an analysis failed, its problem then printed.
+template <class T>
+bool failed(const Result<T>& result) {
+  if (result) return false;
+  fmt::print(stderr, "parley: {}\n", result.error().message);
+  return true;
+}
 
 }  // namespace
 
@@ -28,16 +46,10 @@ void add_maci_commands(CLI::App& app, MaciCommands& commands) {
 }
 
 int command_judge_reliability(const MaciCommands& commands) {
-  auto run = read_run(commands.run_dir);
-  if (!run) {
-    fmt::print(stderr, "parley: {}\n", run.error().message);
-    return kExitUsage;
-  }
-  auto reliability = judge_reliability(run->transcripts, commands.protocol);
-  if (!reliability) {
-    fmt::print(stderr, "parley: {}\n", reliability.error().message);
-    return kExitUsage;
-  }
+  const auto run = stored_run(commands.run_dir);
+  if (!run) return kExitUsage;
+  const auto reliability = judge_reliability(run->transcripts, commands.protocol);
+  if (failed(reliability)) return kExitUsage;
   if (commands.json) {
     print_out("{}\n", judge_reliability_to_json(*reliability));
     return 0;
@@ -48,16 +60,10 @@ int command_judge_reliability(const MaciCommands& commands) {
 }
 
 int command_maci_bins(const MaciCommands& commands) {
-  auto run = read_run(commands.run_dir);
-  if (!run) {
-    fmt::print(stderr, "parley: {}\n", run.error().message);
-    return kExitUsage;
-  }
-  auto bins = percentile_bins(run->transcripts, commands.protocol);
-  if (!bins) {
-    fmt::print(stderr, "parley: {}\n", bins.error().message);
-    return kExitUsage;
-  }
+  const auto run = stored_run(commands.run_dir);
+  if (!run) return kExitUsage;
+  const auto bins = percentile_bins(run->transcripts, commands.protocol);
+  if (failed(bins)) return kExitUsage;
   if (run->simulated) print_out("# SIMULATED: from a run on parley's built-in simulator.\n");
   print_out("{}", render_percentile_bins(*bins));
   return 0;

@@ -24,6 +24,7 @@
 #include "parley/maci.h"
 #include "parley/maci_scheduler.h"
 #include "protocols/maci_context.h"
+#include "protocols/maci_outcome.h"
 #include "protocols/maci_reply.h"
 #include "protocols/prompts.h"
 #include "protocols/protocols.h"
@@ -544,6 +545,14 @@ class Maci final : public Protocol {
                      .dump());
   }
 
+  // Each agent's plan items from its last valid reply.
+  static std::vector<maci::Proposals> proposals_of(const std::vector<Debater>& debaters) {
+    std::vector<maci::Proposals> out;
+    for (const Debater& d : debaters)
+      if (d.latest) out.push_back({d.agent.name, d.latest->plan});
+    return out;
+  }
+
   // The final distribution, ψ and the acquisition plan (docs/protocols.md, "maci").
   std::optional<std::string> finish(Debate& debate, const Progress& state, const maci::OutcomeSpace& space,
                                     const std::string& stop) const {
@@ -567,81 +576,13 @@ class Maci final : public Protocol {
                       {"prediction", prediction},
                       {"distribution", ranked(p, space)},
                       {"record", psi},
-                      {"acquisition_plan", acquisition_plan(p, debaters, space)},
-                      {"scores", final_scores(debate.task(), controller)}}
+                      {"acquisition_plan", maci::acquisition_plan(p, proposals_of(debaters), space)},
+                      {"scores", maci::final_scores(debate.task(), controller)}}
                      .dump());
     if (prediction.empty()) return std::nullopt;
     return prediction;
   }
 
-  // M-17's reporting metrics, as labelled choices (docs/protocols.md, "maci"): the first two
-  // agents' final beliefs compared (on δ-smoothed beliefs, so that KL stays finite), the
-  // information the agent carries about the answer under the final weights. (The ordered scale's
-  // deviations are every protocol's: src/metrics/final_belief.cc.)
-  static Json final_scores(const Task& task, const maci::Controller& controller) {
-    constexpr double kSmoothing = 1e-6;
-    Json scores = Json::object();
-    scores["rounds"] = controller.history().size();
-    const auto& beliefs = controller.beliefs();
-    const bool ordered = task.labels && task.labels->ordered();
-    if (beliefs.size() >= 2) {
-      const maci::Distribution first = maci::smoothed(beliefs[0], kSmoothing);
-      const maci::Distribution second = maci::smoothed(beliefs[1], kSmoothing);
-      scores["agents_kl_first_second"] = maci::kl_divergence_bits(first, second);
-      scores["agents_kl_second_first"] = maci::kl_divergence_bits(second, first);
-      scores["agents_cross_entropy"] = maci::normalized_cross_entropy(beliefs[0], beliefs[1], kSmoothing);
-      scores["agents_distance"] = ordered ? maci::normalized_wasserstein_ordinal(beliefs[0], beliefs[1])
-                                          : maci::total_variation(beliefs[0], beliefs[1]);
-      const std::vector<double> weights = controller.history().empty()
-                                              ? std::vector<double>(beliefs.size(), 1.0 / beliefs.size())
-                                              : controller.history().back().weights;
-      scores["agents_mutual_information"] = maci::generalized_js_divergence(beliefs, weights);
-    }
-    return scores;
-  }
-
-  // The plan: the tests that best separate the leading hypotheses, ranked by expected entropy
-  // reduction of p (maci::pairwise_test_entropy_reduction), each with a retrieval query; then the
-  // agents' own proposals from their last valid replies, merged.
-  static Json acquisition_plan(const maci::Distribution& p, const std::vector<Debater>& debaters,
-                               const maci::OutcomeSpace& space) {
-    std::vector<std::size_t> leading;
-    for (std::size_t i = 0; i + 1 < p.size(); ++i)
-      if (p[i] > 0.0) leading.push_back(i);
-    std::stable_sort(leading.begin(), leading.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
-    if (leading.size() > kPlanHypotheses) leading.resize(kPlanHypotheses);
-    struct Test {
-      std::size_t first, second;
-      double reduction;
-    };
-    std::vector<Test> tests;
-    for (std::size_t a = 0; a < leading.size(); ++a)
-      for (std::size_t b = a + 1; b < leading.size(); ++b)
-        tests.push_back({leading[a], leading[b], maci::pairwise_test_entropy_reduction(p, leading[a], leading[b])});
-    std::stable_sort(tests.begin(), tests.end(), [](const Test& x, const Test& y) { return x.reduction > y.reduction; });
-    Json discriminate = Json::array();
-    for (const Test& t : tests)
-      discriminate.push_back({{"between", {space.name(t.first), space.name(t.second)}},
-                              {"expected_entropy_reduction_bits", t.reduction},
-                              {"retrieval_query", space.name(t.first) + " vs " + space.name(t.second) + " differential"}});
-    Json proposed = Json::array();
-    std::map<std::string, std::size_t> seen;  // "kind\ntext" lower-cased → its entry
-    for (const Debater& d : debaters) {
-      if (!d.latest) continue;
-      for (const maci::PlanItem& item : d.latest->plan) {
-        std::string key = item.kind + "\n" + item.text;
-        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
-        auto [at, fresh] = seen.try_emplace(key, proposed.size());
-        if (fresh) proposed.push_back({{"kind", item.kind}, {"item", item.text}, {"proposed_by", Json::array()}});
-        proposed[at->second]["proposed_by"].push_back(d.agent.name);
-      }
-    }
-    Json hypotheses = Json::array();
-    for (std::size_t i : leading) hypotheses.push_back({{"label", space.name(i)}, {"probability", p[i]}});
-    return Json{{"hypotheses", hypotheses}, {"discriminating_tests", discriminate}, {"proposed", proposed}};
-  }
-
-  static constexpr std::size_t kPlanHypotheses = 3;
   Settings settings_;
   std::shared_ptr<SharedScheduler> shared_;  // with `scheduler: ucb | linucb`
 };

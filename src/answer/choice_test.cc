@@ -27,6 +27,10 @@ TEST(ParseChoice, ADecliningClauseHoldsNoAnswer) {
   // The last line names one option's text, but inside a clause that declines to answer.
   EXPECT_EQ(choice("Let me think.\nI'm not sure it is Jupiter."), std::nullopt);
   EXPECT_EQ(choice("Let me think.\nIt is Jupiter."), "B");
+  // A statement whose declining clause starts after the payload's first word declines too: the
+  // earlier statement's option is not taken instead.
+  EXPECT_EQ(choice("The answer is B.\nAnswer: on reflection I cannot decide."), std::nullopt);
+  EXPECT_EQ(choice("The answer is B.\nAnswer: frankly, I can't tell which one is right."), std::nullopt);
 }
 
 TEST(ParseChoice, AnswerStatements) {

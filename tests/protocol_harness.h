@@ -43,6 +43,7 @@ struct Harness {
   std::uint64_t seed = 1;
   std::shared_ptr<const Task> task = choice_task();
   std::optional<Embedder> embedder;  // set to give protocols an embedding model
+  AttackSetup attack;                // compromised debaters (none by default)
 
   explicit Harness(ScriptedClient::Script script, std::size_t agents = 1, std::size_t judge_count = 0) {
     client = std::make_unique<ScriptedClient>(loop, std::move(script));
@@ -65,6 +66,7 @@ struct Harness {
     s.best_of = best_of;
     s.best_of_jitter = best_of_jitter;
     s.embedder = embedder;
+    s.attack = attack;
     return s;
   }
 

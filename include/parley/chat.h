@@ -86,6 +86,7 @@ struct Annotations {
   int sample = 0;                    // sample index for repeated identical requests
   std::vector<PeerView> shown;       // peers' answers shown in this turn
   std::optional<std::string> own_previous;  // the agent's own latest answer, if any
+  bool compromised = false;          // the agent is compromised (attack setting; the simulator's adversary)
   // MACI's turns: the behaviour dial CL^(t) the agent was given, and the evidence in its context.
   std::optional<double> contentiousness;
   std::shared_ptr<const std::vector<EvidenceDocument>> evidence;

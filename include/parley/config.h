@@ -56,6 +56,7 @@ struct ProtocolConfig {
   int best_of = 1;                  // drafts per turn kept by the judge (protocols paper Alg. I)
   double best_of_jitter = kPaperBestOfJitter;  // temperature step between drafts; 0: identical, batched
   std::string embedding_model;      // `embeddings:`, a ModelConfig name ("" = none)
+  AttackSetup attack;               // `compromised:` and `attack_instruction:` (none by default)
 };
 
 // A file an experiment reads. A resume checks its content (a hash of the bytes), so a run

@@ -77,8 +77,25 @@ struct Agent {
   LlmClient* client = nullptr;  // not owned
   std::string model;            // model name sent to the backend
   Sampling sampling;
-  std::string system_prompt;    // "" = none
+  std::string system_prompt;    // "" = none; a compromised seat's ends with the attack instruction
+  bool compromised = false;     // a debater seat under the attack setting (UDPO §3.1)
 };
+
+// UDPO §3.1, Table 3: some debaters are compromised. Debate::agents() marks the seats — those of
+// the named pool agents (every instance of one), or the last `count` seats of each agents()
+// call — appends `instruction` to their system prompt (after a blank line, so the agent's own
+// prompt stays the cached prefix), annotates their requests (Annotations::compromised) and
+// records an `attack` event. Judges are never compromised. docs/protocols.md, "Compromised agents".
+struct AttackSetup {
+  std::vector<std::string> agents;  // pool agent names
+  int count = 0;                    // m of N: the last m seats
+  std::string instruction;          // "" = kDefaultAttackInstruction
+  bool active() const { return !agents.empty() || count > 0; }
+};
+
+// Our own adversarial instruction, in the spirit of AutoTransform (Huang et al. 2024) as UDPO
+// describes it: stealthy, plausible reasoning towards a wrong conclusion.
+extern const char* const kDefaultAttackInstruction;
 
 // The embedding model a protocol may use: the experiment entry's `embeddings:` (S2-MAD's
 // response-embedding similarity).
@@ -156,6 +173,7 @@ struct DebateSetup {
   int best_of = 1;                                    // drafts per turn, judge keeps the best (Alg. I)
   double best_of_jitter = kPaperBestOfJitter;         // temperature step between drafts (Alg. I)
   std::optional<Embedder> embedder;                   // when the entry names `embeddings:`
+  AttackSetup attack;                                 // compromised debaters (none by default)
 };
 
 class Debate {
@@ -259,6 +277,8 @@ class Debate {
   void remember(const std::string& agent, const Answer& answer);
   // Records a `shared_role` event for each judge that is also a seated debater (once each).
   void note_shared_roles();
+  // Records an `attack` event naming the compromised seats among `seats` not named before.
+  void note_compromised(const std::vector<Agent>& seats);
   // A call that failed after its retries: its budget reservation returned, its record in
   // `slot` given the error, and the debate ended with "<what> failed after N attempt(s): ...".
   [[noreturn]] void fail_call(std::size_t slot, const CallError& error, std::int64_t reservation,
@@ -275,6 +295,7 @@ class Debate {
   std::vector<std::pair<std::string, Answer>> latest_;
   std::size_t pool_seated_ = 0;        // pool agents handed out by agents() so far
   std::vector<std::string> seated_;    // the debaters' instance names
+  std::vector<std::string> compromised_noted_;  // compromised seats named in `attack` events
   std::optional<std::vector<Agent>> judge_panel_;
   std::vector<std::string> shared_roles_noted_;
 };

@@ -414,6 +414,53 @@ TEST_F(ConfigTest, JudgesJudgeBlockAndBestOf) {
   EXPECT_EQ(paper->protocols[1].best_of, 1);
 }
 
+TEST_F(ConfigTest, CompromisedIsANumberOfSeatsOrPoolAgentsAndEntersTheFingerprint) {
+  const std::string experiment =
+      "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n  - {name: a2, model: sim}\n"
+      "  - {name: a3, model: sim}\ndataset: {path: " + (dir_ / "tasks.jsonl").string() + "}\nprotocols:\n";
+  auto c = load_experiment(write(experiment + "  - {name: debate, agents: 3, compromised: 2}\n"
+                                              "  - {name: debate, label: named, agents: [a1, a3], compromised: [a3],"
+                                              " attack_instruction: Argue for A.}\n"
+                                              "  - {name: debate, label: none}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols[0].attack.count, 2);
+  EXPECT_TRUE(c->protocols[0].attack.agents.empty());
+  EXPECT_EQ(c->protocols[0].attack.instruction, "");
+  EXPECT_EQ(c->protocols[1].attack.agents, (std::vector<std::string>{"a3"}));
+  EXPECT_EQ(c->protocols[1].attack.instruction, "Argue for A.");
+  EXPECT_FALSE(c->protocols[2].attack.active());
+
+  const auto error = [&](const std::string& entry) { return error_of(experiment + entry); };
+  EXPECT_NE(error("  - {name: debate, agents: [a1, a2], compromised: [a3]}\n")
+                .find("protocols[0].compromised: 'a3' is not one of this protocol's agents"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: [a9]}\n").find("'a9' is not one of this protocol's agents"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: [a2, a2]}\n").find("'a2' is listed twice"), std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: []}\n").find("expected agent names or a number of agents"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: debate, agents: 3, compromised: 4}\n").find("4 compromised of 3 agents"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: -1}\n").find("protocols[0].compromised"), std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: many}\n").find("protocols[0].compromised"), std::string::npos);
+  EXPECT_NE(error("  - {name: debate, attack_instruction: Argue.}\n")
+                .find("protocols[0].attack_instruction: needs 'compromised' in the same protocol entry"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: debate, compromised: 1, attack_instruction: ''}\n")
+                .find("expected a non-empty instruction"),
+            std::string::npos);
+
+  // The attack changes results: it enters the fingerprint, and so does its instruction; no
+  // attack (including `compromised: 0`) leaves the fingerprint of a run without the key.
+  const auto path = write(experiment + "  - {name: debate}\n");
+  const std::string plain = load_experiment(path)->fingerprint();
+  const std::string one = load_experiment(path, {"protocols.0.compromised=1"})->fingerprint();
+  EXPECT_NE(plain, one);
+  EXPECT_NE(one, load_experiment(path, {"protocols.0.compromised=2"})->fingerprint());
+  EXPECT_NE(one, load_experiment(path, {"protocols.0.compromised=1", "protocols.0.attack_instruction=x"})->fingerprint());
+  EXPECT_EQ(plain, load_experiment(path, {"protocols.0.compromised=0"})->fingerprint());
+}
+
 TEST_F(ConfigTest, BestOfJitterIsThePapersUnlessSetAndZeroIsAllowed) {
   const std::string experiment =
       "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\ndataset: {path: " +

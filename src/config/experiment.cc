@@ -160,6 +160,37 @@ ParamValue read_param(const YamlReader& r, const ParamSpec& spec, const std::fil
   return value;
 }
 
+// `compromised:` (UDPO §3.1, Table 3): the names of pool agents, or m, the last m debaters seated;
+// `attack_instruction:` replaces parley's adversarial instruction.
+AttackSetup read_attack(const YamlReader& r, const ProtocolConfig& p, const std::set<std::string>& agents,
+                        const ProtocolInfo& info) {
+  AttackSetup attack;
+  if (r.has("compromised") && r.node("compromised").IsSequence()) {
+    attack.agents = r.text_list("compromised");
+    if (attack.agents.empty()) r.fail("compromised", "expected agent names or a number of agents");
+    for (const auto& name : attack.agents) {
+      const bool in_pool = p.agents.empty() ? agents.count(name) > 0
+                                            : std::find(p.agents.begin(), p.agents.end(), name) != p.agents.end();
+      if (!in_pool)
+        r.fail("compromised", fmt::format("'{}' is not one of this protocol's agents", name));
+      if (std::count(attack.agents.begin(), attack.agents.end(), name) > 1)
+        r.fail("compromised", fmt::format("'{}' is listed twice", name));
+    }
+  } else if (r.has("compromised")) {
+    attack.count = static_cast<int>(*r.optional_integer("compromised", 0, 1000));  // 0: no attack (sweeps)
+    const bool counts_agents = std::any_of(info.params.begin(), info.params.end(),
+                                           [](const ParamSpec& spec) { return spec.name == "agents"; });
+    if (counts_agents && attack.count > p.params.integer("agents"))
+      r.fail("compromised", fmt::format("{} compromised of {} agents", attack.count, p.params.integer("agents")));
+  }
+  if (r.has("attack_instruction")) {
+    if (!r.has("compromised")) r.fail("attack_instruction", "needs 'compromised' in the same protocol entry");
+    attack.instruction = r.text("attack_instruction");
+    if (attack.instruction.empty()) r.fail("attack_instruction", "expected a non-empty instruction");
+  }
+  return attack;
+}
+
 ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents,
                              const std::set<std::string>& models, const std::filesystem::path& experiment) {
   ProtocolConfig p;
@@ -170,7 +201,9 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
     for (const auto& entry : protocol_registry()) known += (known.empty() ? "" : ", ") + entry.name;
     r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
   }
-  std::set<std::string> keys = {"name", "label", "agents", "judges", "judge", "best_of", "best_of_jitter"};
+  std::set<std::string> keys = {"name",    "label",          "agents",      "judges",
+                                "judge",   "best_of",        "best_of_jitter", "compromised",
+                                "attack_instruction"};
   if (info->uses_embeddings) keys.insert("embeddings");
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
@@ -217,6 +250,7 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
   if (info->check_params) {
     if (const auto [key, problem] = info->check_params(p.params); !problem.empty()) r.fail(key, problem);
   }
+  p.attack = read_attack(r, p, agents, *info);
   return p;
 }
 
@@ -351,6 +385,10 @@ std::string ExperimentConfig::fingerprint() const {
     // Likewise only when not the paper's, which every run stored before `best_of_jitter` used.
     if (p.best_of_jitter != kPaperBestOfJitter)
       j["protocols"].back().push_back({"best_of_jitter", p.best_of_jitter});
+    if (p.attack.active()) {
+      const std::string& instruction = p.attack.instruction.empty() ? kDefaultAttackInstruction : p.attack.instruction;
+      j["protocols"].back().push_back({"compromised", p.attack.agents, p.attack.count, instruction});
+    }
   }
   j["seeds"] = seeds;
   j["budget"] = budget_tokens_per_task ? *budget_tokens_per_task : -1;

@@ -195,6 +195,23 @@ Decision restate_stance(const SimulatorParams& params, const SimulatorProfile& p
   return d;
 }
 
+// A compromised agent (UDPO §3.1; docs/simulator.md, "Compromised agents") argues the task's
+// attractor, the plausible wrong answer honest agents drift to as well, in every turn of every
+// kind, never revising it, at a high stated confidence: persuasive to peers that weigh support
+// by confidence (eq. 6), and wrong.
+Decision decide_adversary(const SimulatorParams& params, const Annotations& note, double temperature,
+                          const TaskLatents& task) {
+  Rng rng(stream_seed(params, note, temperature, "adversary"));
+  Decision d;
+  d.answer = task.answers.wrong.front();
+  d.correct = false;
+  const double mean = params.adversary_confidence_mean;
+  d.confidence = round_percent(
+      rng.beta(mean * params.confidence_concentration, (1.0 - mean) * params.confidence_concentration));
+  if (turn_model(note) == TurnModel::kRevise) d.previous = note.own_previous.value_or(d.answer);
+  return d;
+}
+
 }  // namespace
 
 bool is_self_critique_turn(const Annotations& note) {
@@ -294,6 +311,7 @@ std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note
 
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
                 double temperature, const TaskLatents& task) {
+  if (note.compromised && !task.answers.wrong.empty()) return decide_adversary(params, note, temperature, task);
   if (modelled_turn(note) == "negative") return decide_negative(params, profile, note, temperature, task);
   if (modelled_turn(note) == "affirmative" && note.round <= 1 && note.own_previous && !note.own_previous->empty())
     return restate_stance(params, profile, note, temperature, task);

@@ -98,6 +98,41 @@ Decision revise(const Task& task, const std::string& own, const std::string& pee
 
 std::string wrong_letter(const Task& task) { return task.answer == "A" ? "B" : "A"; }
 
+// The attack setting (docs/simulator.md, "Compromised agents"): a compromised agent argues the
+// task's attractor in its first answer and every revision, even when every peer confidently
+// states the gold, at a confidence around adversary_confidence_mean (0.92) — above what honest
+// agents state for wrong answers (~0.7), which is what makes it persuasive.
+TEST(SimulatorModelTest, ACompromisedAgentHoldsTheAttractorConfidentlyWhateverItIsShown) {
+  double confidence = 0.0;
+  int turns = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    const auto task = choice_task(i);
+    const std::string attractor = task_latents(params(), *task).answers.wrong.front();
+    Annotations note;
+    note.task = task;
+    note.seed = 11;
+    note.agent = "a5";
+    note.turn = "answer";
+    note.compromised = true;
+    const Decision first = decide(params(), profile("strong"), note, 0.7, task_latents(params(), *task));
+    EXPECT_EQ(first.answer, attractor);
+    EXPECT_FALSE(first.correct);
+    note.round = 1;
+    note.turn = "revise";
+    note.own_previous = attractor;
+    note.shown = {{"a1", task->answer, 0.99}, {"a2", task->answer, 0.99}, {"a3", task->answer, 0.99}};
+    const Decision revised = decide(params(), profile("strong"), note, 0.7, task_latents(params(), *task));
+    EXPECT_EQ(revised.answer, attractor);
+    EXPECT_EQ(revised.previous, attractor);
+    EXPECT_FALSE(revised.switched);
+    for (const Decision* d : {&first, &revised}) {
+      confidence += d->confidence;
+      ++turns;
+    }
+  }
+  EXPECT_NEAR(confidence / turns, 0.92, 0.02);
+}
+
 TEST(SimulatorModelTest, ConfidentCorrectPeersUsuallyPersuadeAWrongAgent) {
   int switched_to_gold = 0;
   for (int i = 0; i < kTasks; ++i) {

@@ -75,6 +75,9 @@ struct SimulatorParams {
   // MAD's negative debater (docs/simulator.md, "MAD"): probability that, when its own view is
   // the affirmative's answer, it still argues another answer as it is told to.
   double negative_dissent = 0.5;
+  // A compromised agent (docs/simulator.md, "Compromised agents"; UDPO §3.1): the mean of its
+  // stated confidence in the wrong answer it argues.
+  double adversary_confidence_mean = 0.92;
   // iMAD's self-critique (docs/simulator.md, "Self-critique", eqs. 13–16).
   double critique_hesitation_width = 2.0;   // w: hesitation h = exp(−z²/2w²) + noise, eq. (13)
   double critique_hesitation_noise = 0.15;  // sd of that noise

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/hash.h"
 #include "parley/protocol.h"
@@ -162,15 +163,40 @@ std::vector<Agent> Debate::agents(std::size_t count) {
   std::vector<Agent> out;
   out.reserve(count);
   const bool reuse = setup_.agent_pool.size() < count;
+  const AttackSetup& attack = setup_.attack;
   for (std::size_t i = 0; i < count; ++i) {
     Agent a = setup_.agent_pool.at(i % setup_.agent_pool.size());
+    a.compromised = std::find(attack.agents.begin(), attack.agents.end(), a.name) != attack.agents.end() ||
+                    i + static_cast<std::size_t>(attack.count) >= count;
     if (reuse) a.name += "#" + std::to_string(i + 1);
     if (std::find(seated_.begin(), seated_.end(), a.name) == seated_.end()) seated_.push_back(a.name);
+    if (a.compromised) {
+      const std::string& instruction = attack.instruction.empty() ? kDefaultAttackInstruction : attack.instruction;
+      a.system_prompt += (a.system_prompt.empty() ? "" : "\n\n") + instruction;
+    }
     out.push_back(std::move(a));
   }
   pool_seated_ = std::max(pool_seated_, std::min(count, setup_.agent_pool.size()));
+  note_compromised(out);
   note_shared_roles();
   return out;
+}
+
+void Debate::note_compromised(const std::vector<Agent>& seats) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const Agent& seat : seats) {
+    const bool noted = std::find(compromised_noted_.begin(), compromised_noted_.end(), seat.name) !=
+                       compromised_noted_.end();
+    if (!seat.compromised || noted) continue;
+    compromised_noted_.push_back(seat.name);
+    names.push_back(seat.name);
+  }
+  if (names.empty()) return;
+  const AttackSetup& attack = setup_.attack;
+  nlohmann::json detail = {{"compromised", names},
+                           {"instruction", attack.instruction.empty() ? kDefaultAttackInstruction : attack.instruction}};
+  if (attack.count > 0) detail["count"] = attack.count;
+  event(0, "attack", detail.dump());
 }
 
 const std::vector<Agent>& Debate::judge_panel() {
@@ -253,6 +279,7 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
   request.note.shown = info.shown;
   request.note.contentiousness = info.contentiousness;
   request.note.evidence = info.evidence;
+  request.note.compromised = agent.compromised;
   for (const auto& [name, latest] : latest_) {
     if (name == agent.name) request.note.own_previous = latest.value;
   }

@@ -281,6 +281,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       setup.best_of = unit.protocol->config->best_of;
       setup.best_of_jitter = unit.protocol->config->best_of_jitter;
       setup.embedder = unit.protocol->embedder;
+      setup.attack = unit.protocol->config->attack;
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
       --progress.in_flight;
       if (transcript.status == DebateStatus::kCancelled) {

@@ -88,6 +88,43 @@ TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
 // Every registered protocol, with its defaults and a separate judge model, runs to completion on
 // the simulator: no failures, answers parsed, judge verdicts valid after their re-asks, and the
 // per-debate metrics filled in. Also the protocols paper's H1: WR interacts more than CR (PRR).
+// UDPO §5.4, Table 3 (the pattern, SIMULATED): accuracy falls as more of five debaters are
+// compromised, and every compromised seat is named in its debate's `attack` event.
+TEST(SimulatorClaims, AccuracyFallsAsMoreDebatersAreCompromised) {
+  const auto dir = scratch_dir("simulator-attack");
+  std::string protocols;
+  for (int m = 0; m <= 3; ++m)
+    protocols += "  - {name: debate, label: m" + std::to_string(m) + ", agents: 5, rounds: 3, compromised: " +
+                 std::to_string(m) + "}\n";
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n"
+             "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+             "  - {name: a3, model: sim, temperature: 0.7}\n  - {name: a4, model: sim, temperature: 0.7}\n"
+             "  - {name: a5, model: sim, temperature: 0.7}\n"
+             "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + "}\n"
+             "protocols:\n" + protocols + "seeds: [1, 2]\n");
+  auto config = load_experiment(dir / "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->summary.protocols.size(), 4u);
+  for (int m = 1; m <= 3; ++m)
+    EXPECT_LT(run->summary.protocols[m].accuracy, run->summary.protocols[m - 1].accuracy) << "m = " << m;
+  // Three of five argue one wrong answer and never yield: the majority is always theirs.
+  EXPECT_EQ(run->summary.protocols[3].accuracy, 0.0);
+  for (const auto& t : run->transcripts) {
+    const int m = t.protocol[1] - '0';
+    int events = 0;
+    for (const auto& e : t.events) {
+      if (e.kind != "attack") continue;
+      ++events;
+      const std::string expected = m == 1 ? R"(["a5"])" : m == 2 ? R"(["a4","a5"])" : R"(["a3","a4","a5"])";
+      EXPECT_NE(e.detail.find(R"("compromised":)" + expected), std::string::npos) << e.detail;
+    }
+    EXPECT_EQ(events, m == 0 ? 0 : 1) << t.protocol;
+  }
+}
+
 TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
   const auto dir = scratch_dir("all-protocols");
   std::string protocols;

@@ -29,6 +29,7 @@ struct ModelConfig {
   std::filesystem::path simulator_params;  // "" = built-in parameters
   double simulator_delay_ms = 0.0;         // real delay before each simulated reply
   double simulator_lean = 0.0;             // partisan lean on ordered scales, −1 … 1 (docs/simulator.md)
+  std::filesystem::path simulator_policy;  // trained revision policies (resolved; "" = none)
 };
 
 struct AgentConfig {

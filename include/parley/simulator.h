@@ -29,9 +29,12 @@ std::shared_ptr<const SimulatorParams> default_simulator_params();
 // `profile` selects a model profile from the parameters ("default" if empty); it sets the
 // agent ability and calibration. Unknown profile is an Error. `delay_ms` > 0 delays every
 // reply by that much real time on the loop (benchmarks, tests); it does not change the reply.
+// `policy_file`: trained revision policies per agent (docs/simulator.md, "Revision policies";
+// `parley train-udpo` writes them); an unreadable or malformed file is an Error.
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
                                                          std::string profile, double delay_ms = 0.0,
-                                                         double lean = 0.0);
+                                                         double lean = 0.0,
+                                                         const std::filesystem::path& policy_file = {});
 
 }  // namespace parley

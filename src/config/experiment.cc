@@ -62,17 +62,23 @@ std::string base_url_problem(const std::string& url) {
   return {};
 }
 
-ModelConfig read_model(const YamlReader& r) {
+std::filesystem::path resolve_data_path(const std::filesystem::path& experiment, const std::string& raw);
+
+ModelConfig read_model(const YamlReader& r, const std::filesystem::path& experiment) {
   ModelConfig m;
   m.name = r.text("name");
   const std::string backend = r.text("backend");
   if (backend == "simulator") {
     m.backend = Backend::kSimulator;
-    r.only_keys({"name", "backend", "profile", "params", "delay_ms", "lean"}, "for backend simulator");
+    r.only_keys({"name", "backend", "profile", "params", "delay_ms", "lean", "policy"}, "for backend simulator");
     m.simulator_profile = r.optional_text("profile").value_or("default");
     m.simulator_params = r.optional_text("params").value_or("");
     m.simulator_delay_ms = r.optional_number("delay_ms", 0, 600000).value_or(0);
     m.simulator_lean = r.optional_number("lean", -1, 1).value_or(0);
+    if (auto policy = r.optional_text("policy")) {
+      m.simulator_policy = resolve_data_path(experiment, *policy);
+      if (!std::filesystem::exists(m.simulator_policy)) r.fail("policy", fmt::format("file not found: {}", *policy));
+    }
   } else if (backend == "openai") {
     m.backend = Backend::kOpenAi;
     r.only_keys({"name", "backend", "base_url", "model", "api_key_env", "max_concurrency", "timeout_s",
@@ -109,8 +115,6 @@ AgentConfig read_agent(const YamlReader& r, const std::set<std::string>& models)
   a.system_prompt = r.optional_text("system_prompt").value_or("");
   return a;
 }
-
-std::filesystem::path resolve_data_path(const std::filesystem::path& experiment, const std::string& raw);
 
 ParamValue read_param_value(const YamlReader& r, const ParamSpec& spec, const std::filesystem::path& experiment) {
   const double lo = spec.min.value_or(-1e18);
@@ -273,7 +277,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
 
   std::set<std::string> model_names;
   for (const auto& r : top.list("models")) {
-    c.models.push_back(read_model(r));
+    c.models.push_back(read_model(r, path));
     if (!model_names.insert(c.models.back().name).second) r.fail("name", "duplicate model name '" + c.models.back().name + "'");
   }
   std::set<std::string> agent_names;
@@ -359,6 +363,7 @@ std::string ExperimentConfig::fingerprint() const {
     j["models"].push_back({m.name, static_cast<int>(m.backend), m.endpoint.base_url, m.endpoint.model,
                            m.simulator_profile, m.simulator_params.empty() ? "" : kFileByContent});
     if (m.simulator_lean != 0.0) j["models"].back().push_back({"lean", m.simulator_lean});  // only when set
+    if (!m.simulator_policy.empty()) j["models"].back().push_back({"policy", kFileByContent});
   }
   for (const auto& a : agents) {
     j["agents"].push_back({a.name, a.model, a.sampling.temperature, a.sampling.top_p, a.sampling.max_tokens,
@@ -403,6 +408,8 @@ std::string ExperimentConfig::fingerprint() const {
 std::vector<InputFile> ExperimentConfig::input_files() const {
   std::vector<InputFile> files;
   for (const auto& m : models) {
+    if (!m.simulator_policy.empty())
+      files.push_back({fmt::format("the revision policy file of model '{}'", m.name), m.simulator_policy});
     if (!m.simulator_params.empty()) {
       files.push_back({fmt::format("the simulator parameters of model '{}'", m.name), m.simulator_params});
     }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -44,7 +45,7 @@ namespace {
 
 // `latents` are task_latents of the request's task; null exactly when it has none.
 ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profile, const ChatRequest& request,
-                   const TaskLatents* latents, double lean = 0.0) {
+                   const TaskLatents* latents, double lean = 0.0, const RevisionPolicies* policies = nullptr) {
   const Annotations& note = request.note;
   const double temperature = std::max(0.0, request.sampling.temperature);
   ChatResponse response;
@@ -86,7 +87,8 @@ ChatResponse reply(const SimulatorParams& params, const SimulatorProfile& profil
     confidence = 0.8;
   } else {
     const TaskLatents& task = *latents;
-    Decision decision = decide(params, profile, note, temperature, task);
+    const PolicyWeights* weights = policies != nullptr ? policies->find(note.agent) : nullptr;
+    Decision decision = decide(params, profile, note, temperature, task, weights);
     if (lean != 0.0) {
       Rng lean_rng(HashBuilder().add(stream_seed(params, note, temperature, "lean")).add(modelled_turn(note)).value());
       apply_lean(decision, *note.task, lean, lean_rng);  // eq. (25) on an ordered scale
@@ -140,8 +142,9 @@ ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfil
 }
 
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
-                            const ChatRequest& request, const TaskLatents& task_latents, double lean) {
-  return reply(params, profile, request, &task_latents, lean);
+                            const ChatRequest& request, const TaskLatents& task_latents, double lean,
+                            const RevisionPolicies* policies) {
+  return reply(params, profile, request, &task_latents, lean, policies);
 }
 
 }  // namespace sim
@@ -151,8 +154,13 @@ namespace {
 class SimulatorClient final : public LlmClient {
  public:
   SimulatorClient(EventLoop& loop, std::shared_ptr<const SimulatorParams> params, const SimulatorProfile& profile,
-                  double delay_ms, double lean)
-      : loop_(loop), params_(std::move(params)), profile_(profile), delay_ms_(delay_ms), lean_(lean) {}
+                  double delay_ms, double lean, std::optional<sim::RevisionPolicies> policies)
+      : loop_(loop),
+        params_(std::move(params)),
+        profile_(profile),
+        delay_ms_(delay_ms),
+        lean_(lean),
+        policies_(std::move(policies)) {}
 
   // The reply is written when the call is made (it is a function of the request alone), and
   // the request let go: a call in flight holds only its reply, in a small frame (deliver).
@@ -200,7 +208,8 @@ class SimulatorClient final : public LlmClient {
 
   ChatResponse simulate(const ChatRequest& request) {
     if (!request.note.task) return sim::simulate_reply(*params_, profile_, request);
-    return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task), lean_);
+    return sim::simulate_reply(*params_, profile_, request, latents_of(*request.note.task), lean_,
+                               policies_ ? &*policies_ : nullptr);
   }
 
   // A task's latents are a function of its content (and the parameters), so they are drawn once
@@ -258,13 +267,15 @@ class SimulatorClient final : public LlmClient {
   const SimulatorProfile& profile_;
   double delay_ms_;
   double lean_;  // MACI beliefs on ordered scales (simulator_maci.h)
+  std::optional<sim::RevisionPolicies> policies_;  // trained revision policies (simulator_policy.h)
 };
 
 }  // namespace
 
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
-                                                         std::string profile, double delay_ms, double lean) {
+                                                         std::string profile, double delay_ms, double lean,
+                                                         const std::filesystem::path& policy_file) {
   if (!params) return Error{"simulator: no parameters given"};
   if (profile.empty()) profile = "default";
   const auto found = params->profiles.find(profile);
@@ -275,7 +286,14 @@ Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
   }
   if (!(delay_ms >= 0.0)) return Error{fmt::format("simulator delay_ms must be >= 0, got {}", delay_ms)};
   if (!(lean >= -1.0 && lean <= 1.0)) return Error{fmt::format("simulator lean must be in [-1, 1], got {}", lean)};
-  return std::unique_ptr<LlmClient>(std::make_unique<SimulatorClient>(loop, params, found->second, delay_ms, lean));
+  std::optional<sim::RevisionPolicies> policies;
+  if (!policy_file.empty()) {
+    auto loaded = sim::load_revision_policies(policy_file.string());
+    if (!loaded) return loaded.error();
+    policies = std::move(*loaded);
+  }
+  return std::unique_ptr<LlmClient>(
+      std::make_unique<SimulatorClient>(loop, params, found->second, delay_ms, lean, std::move(policies)));
 }
 
 }  // namespace parley

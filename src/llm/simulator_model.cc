@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "core/hash.h"
+#include "llm/simulator_policy.h"
 
 namespace parley::sim {
 namespace {
@@ -60,83 +62,42 @@ Decision decide_initial(const SimulatorParams& params, const SimulatorProfile& p
   return d;
 }
 
-struct Candidate {
-  std::string_view answer;
-  bool gold = false;
-  double support = 0.0;       // eq. (6), own term included
-  double peer_support = 0.0;  // eq. (6) without the own term, for eq. (9)
-  double utility = 0.0;       // eq. (8)
-};
-
-Candidate& candidate_for(std::vector<Candidate>& candidates, std::string_view answer, const Task& task) {
-  for (auto& c : candidates)
-    if (c.answer == answer) return c;
-  candidates.push_back(Candidate{answer, matches_gold(task, answer)});
-  return candidates.back();
+RevisionOption& option_for(std::vector<RevisionOption>& options, std::string_view answer, const Task& task) {
+  for (auto& o : options)
+    if (o.answer == answer) return o;
+  options.push_back(RevisionOption{std::string(answer), matches_gold(task, answer)});
+  return options.back();
 }
 
-// Eqs. (6)–(9).
+// Eqs. (6)–(9), the draw of a RevisionChoice under `weights` (null: the simulator's own).
 Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
-                         double temperature, const TaskLatents& task) {
+                         double temperature, const TaskLatents& task, const PolicyWeights* weights) {
+  const RevisionChoice choice = revision_choice(params, profile, note, temperature, task);
   Decision d;
-  if (note.own_previous && !note.own_previous->empty()) {
-    d.previous = *note.own_previous;
-  } else {
-    // The agent's earlier reply was unparsed: it still holds what it meant in its first turn
-    // (round 0; round 1 for MAD's debaters, whose debate starts there).
-    Annotations initial = note;
-    initial.round = is_mad_debater(note) ? 1 : 0;
-    initial.shown.clear();
-    d.previous = decide_initial(params, profile, initial, temperature, task).answer;
-  }
-  const bool own_correct = matches_gold(*note.task, d.previous);
+  d.previous = choice.previous;
   Rng rng(stream_seed(params, note, temperature, "revise"));
-
-  std::vector<Candidate> candidates;
-  candidates.reserve(note.shown.size() + 2);
-  Candidate& own = candidate_for(candidates, d.previous, *note.task);
-  own.support = profile.self_trust * (own_correct ? profile.confidence_correct_mean : profile.confidence_wrong_mean);
-  double total_peer_support = 0.0;
-  for (const auto& peer : note.shown) {
-    if (peer.answer.empty()) continue;
-    const double c = std::clamp(peer.confidence.value_or(params.missing_peer_confidence), 0.0, 1.0);
-    Candidate& target = candidate_for(candidates, peer.answer, *note.task);
-    target.support += c;
-    target.peer_support += c;
-    total_peer_support += c;
-  }
-
-  const double margin = profile.ability - task.difficulty;
-  const bool verified = own_correct && rng.uniform() < logistic(params.verify_slope * margin + params.verify_bias);
-  std::size_t chosen = 0;  // candidates[0] is the own answer
+  const bool verified = choice.own_correct && rng.uniform() < choice.keep_probability;
+  std::size_t chosen = 0;  // options[0] is the own answer
   if (!verified) {
-    bool gold_present = false;
-    for (auto& c : candidates) {
-      c.utility = params.persuasion * c.support;
-      if (c.answer == d.previous) c.utility += profile.stubbornness;
-      if (c.gold && !own_correct) c.utility += params.recognize_slope * margin + params.recognize_bias;
-      gold_present = gold_present || c.gold;
+    std::vector<double> utility(choice.options.size());
+    for (std::size_t i = 0; i < utility.size(); ++i) {
+      utility[i] = choice.options[i].base_utility;
+      if (weights != nullptr)
+        for (std::size_t f = 0; f < kPolicyFeatures; ++f) utility[i] += (*weights)[f] * choice.options[i].features[f];
     }
-    if (!gold_present) {
-      // Reflection: an unshown gold answer can still be found, rarely.
-      Candidate gold{task.answers.gold, true};
-      gold.utility = params.recognize_slope * margin + params.reflect_bias;
-      candidates.push_back(gold);
-    }
-    double highest = candidates[0].utility;
-    for (const auto& c : candidates) highest = std::max(highest, c.utility);
+    const double highest = *std::max_element(utility.begin(), utility.end());
     double total = 0.0;
-    for (auto& c : candidates) total += std::exp(c.utility - highest);
+    for (const double u : utility) total += std::exp(u - highest);
     double u = rng.uniform() * total;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      u -= std::exp(candidates[i].utility - highest);
+    for (std::size_t i = 0; i < utility.size(); ++i) {
+      u -= std::exp(utility[i] - highest);
       chosen = i;
       if (u < 0.0) break;
     }
   }
 
-  const Candidate& pick = candidates[chosen];
-  d.answer = std::string(pick.answer);
+  const RevisionOption& pick = choice.options[chosen];
+  d.answer = pick.answer;
   d.correct = pick.gold;
   d.switched = chosen != 0;
   if (d.switched) {
@@ -150,7 +111,7 @@ Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& 
     }
   }
   const double base = draw_confidence(params, profile, d.correct, task.difficulty, rng);
-  const double share = total_peer_support > 0.0 ? pick.peer_support / total_peer_support : base;
+  const double share = choice.total_peer_support > 0.0 ? pick.peer_support / choice.total_peer_support : base;
   d.confidence = round_percent((1.0 - params.agreement_pull) * base + params.agreement_pull * share);
   return d;
 }
@@ -161,9 +122,9 @@ Decision decide_revision(const SimulatorParams& params, const SimulatorProfile& 
 // unless, with probability negative_dissent, it argues another answer of the task's answer
 // space instead, drawn uniformly (the gold among them when y is wrong).
 Decision decide_negative(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
-                         double temperature, const TaskLatents& task) {
+                         double temperature, const TaskLatents& task, const PolicyWeights* weights) {
   Decision own = note.round <= 1 ? decide_initial(params, profile, note, temperature, task)
-                                 : decide_revision(params, profile, note, temperature, task);
+                                 : decide_revision(params, profile, note, temperature, task, weights);
   const auto affirmative = std::find_if(note.shown.begin(), note.shown.end(),
                                         [](const PeerView& p) { return p.label == "Affirmative"; });
   if (affirmative == note.shown.end() || affirmative->answer != own.answer) return own;
@@ -213,6 +174,64 @@ Decision decide_adversary(const SimulatorParams& params, const Annotations& note
 }
 
 }  // namespace
+
+// Eqs. (6)–(8) before the draw: the options, their utilities and features, and eq. (7)'s
+// probability of keeping a correct answer outright.
+RevisionChoice revision_choice(const SimulatorParams& params, const SimulatorProfile& profile,
+                               const Annotations& note, double temperature, const TaskLatents& task) {
+  RevisionChoice choice;
+  if (note.own_previous && !note.own_previous->empty()) {
+    choice.previous = *note.own_previous;
+  } else {
+    // The agent's earlier reply was unparsed: it still holds what it meant in its first turn
+    // (round 0; round 1 for MAD's debaters, whose debate starts there).
+    Annotations initial = note;
+    initial.round = is_mad_debater(note) ? 1 : 0;
+    initial.shown.clear();
+    choice.previous = decide_initial(params, profile, initial, temperature, task).answer;
+  }
+  choice.own_correct = matches_gold(*note.task, choice.previous);
+  const double margin = profile.ability - task.difficulty;
+  choice.keep_probability = choice.own_correct ? logistic(params.verify_slope * margin + params.verify_bias) : 0.0;
+
+  std::vector<RevisionOption>& options = choice.options;
+  options.reserve(note.shown.size() + 2);
+  RevisionOption& own = option_for(options, choice.previous, *note.task);
+  const double own_support =
+      profile.self_trust * (choice.own_correct ? profile.confidence_correct_mean : profile.confidence_wrong_mean);
+  own.features[kSupport] = own_support;
+  std::map<std::string_view, int> shown_by;
+  for (const auto& peer : note.shown) {
+    if (peer.answer.empty()) continue;
+    const double c = std::clamp(peer.confidence.value_or(params.missing_peer_confidence), 0.0, 1.0);
+    RevisionOption& target = option_for(options, peer.answer, *note.task);
+    target.features[kSupport] += c;
+    target.peer_support += c;
+    choice.total_peer_support += c;
+    ++shown_by[peer.answer];
+  }
+  int most_shown = 0;
+  for (const auto& [answer, count] : shown_by) most_shown = std::max(most_shown, count);
+
+  bool gold_present = false;
+  for (auto& o : options) {
+    if (o.answer == choice.previous) o.features[kKeep] = 1.0;
+    if (o.gold && !choice.own_correct) o.features[kRecognition] = params.recognize_slope * margin + params.recognize_bias;
+    const auto shown = shown_by.find(o.answer);
+    if (shown != shown_by.end() && shown->second == most_shown) o.features[kPlurality] = 1.0;
+    o.base_utility = params.persuasion * o.features[kSupport] + profile.stubbornness * o.features[kKeep] +
+                     o.features[kRecognition];
+    gold_present = gold_present || o.gold;
+  }
+  if (!gold_present) {
+    // Reflection: an unshown gold answer can still be found, rarely.
+    RevisionOption gold{task.answers.gold, true};
+    gold.features[kRecognition] = params.recognize_slope * margin + params.reflect_bias;
+    gold.base_utility = gold.features[kRecognition];
+    options.push_back(std::move(gold));
+  }
+  return choice;
+}
 
 bool is_self_critique_turn(const Annotations& note) {
   return note.turn == "self_critique" || note.turn == "self_critique_reask";
@@ -310,12 +329,12 @@ std::uint64_t stream_seed(const SimulatorParams& params, const Annotations& note
 }
 
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
-                double temperature, const TaskLatents& task) {
+                double temperature, const TaskLatents& task, const PolicyWeights* weights) {
   if (note.compromised && !task.answers.wrong.empty()) return decide_adversary(params, note, temperature, task);
-  if (modelled_turn(note) == "negative") return decide_negative(params, profile, note, temperature, task);
+  if (modelled_turn(note) == "negative") return decide_negative(params, profile, note, temperature, task, weights);
   if (modelled_turn(note) == "affirmative" && note.round <= 1 && note.own_previous && !note.own_previous->empty())
     return restate_stance(params, profile, note, temperature, task);
-  return turn_model(note) == TurnModel::kRevise ? decide_revision(params, profile, note, temperature, task)
+  return turn_model(note) == TurnModel::kRevise ? decide_revision(params, profile, note, temperature, task, weights)
                                                 : decide_initial(params, profile, note, temperature, task);
 }
 

@@ -5,6 +5,7 @@
 // every draw taken from an Rng seeded by a hash of the request's annotations, never from call
 // order.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,6 +43,16 @@ bool is_self_critique_turn(const Annotations& note);
 // round 1.
 bool is_mad_debater(const Annotations& note);
 
+// A revision policy's θ for one agent (simulator_policy.h): weights of the features below, added to the simulator's utility of eq. (8).
+enum PolicyFeature : std::size_t {
+  kSupport = 0,      // S(x), the support of eq. (6): adds to `persuasion`
+  kKeep = 1,         // 1[x = own previous answer]: adds to the profile's `stubbornness`
+  kRecognition = 2,  // R(x), the recognition (or reflection) utility of the gold for a wrong agent
+  kPlurality = 3,    // 1[x is among the answers most peers showed]
+  kPolicyFeatures = 4,
+};
+using PolicyWeights = std::array<double, kPolicyFeatures>;
+
 struct Decision {
   std::string answer;           // canonical
   bool correct = false;
@@ -54,9 +65,10 @@ struct Decision {
 };
 
 // The agent's answer for this request. For TurnModel::kRevise the request's `shown` peers and
-// `own_previous` drive persuasion.
+// `own_previous` drive persuasion, under the agent's revision-policy weights when given
+// (simulator_policy.h; null: the simulator's own behaviour).
 Decision decide(const SimulatorParams& params, const SimulatorProfile& profile, const Annotations& note,
-                double temperature, const TaskLatents& task);
+                double temperature, const TaskLatents& task, const PolicyWeights* weights = nullptr);
 
 // iMAD's self-critique (docs/simulator.md, "Self-critique"): the initial answer (eqs. 3–5), the
 // agent's hesitation, the alternative the forced critique argues for, and the final answer.

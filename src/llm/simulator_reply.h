@@ -5,6 +5,7 @@
 
 #include "llm/simulator_model.h"
 #include "llm/simulator_params.h"
+#include "llm/simulator_policy.h"
 #include "parley/chat.h"
 
 namespace parley::sim {
@@ -12,8 +13,10 @@ namespace parley::sim {
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
                             const ChatRequest& request);
 // The same reply, given task_latents(params, *request.note.task) already computed: a client
-// keeps them per task instead of drawing them again on every call.
+// keeps them per task instead of drawing them again on every call. `policies`: the agents'
+// revision-policy weights (simulator_policy.h), null for the simulator's own behaviour.
 ChatResponse simulate_reply(const SimulatorParams& params, const SimulatorProfile& profile,
-                            const ChatRequest& request, const TaskLatents& task_latents, double lean = 0.0);
+                            const ChatRequest& request, const TaskLatents& task_latents, double lean = 0.0,
+                            const RevisionPolicies* policies = nullptr);
 
 }  // namespace parley::sim

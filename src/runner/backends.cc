@@ -19,7 +19,7 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
                                                    : load_simulator_params(model.simulator_params);
       if (!params) return Error{fmt::format("model {}: {}", model.name, params.error().message)};
       auto made = make_simulator_client(loop, *params, model.simulator_profile, model.simulator_delay_ms,
-                                        model.simulator_lean);
+                                        model.simulator_lean, model.simulator_policy);
       if (!made) return Error{fmt::format("model {}: {}", model.name, made.error().message)};
       client = std::move(*made);
       backends.simulated = true;

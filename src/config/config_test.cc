@@ -179,6 +179,27 @@ TEST_F(ConfigTest, BackendSpecificKeys) {
   EXPECT_NE(missing_url.find("models[0].base_url: missing required key"), std::string::npos) << missing_url;
 }
 
+TEST_F(ConfigTest, ASimulatorPolicyFileIsResolvedRequiredAndFingerprintedByContent) {
+  const std::filesystem::path policy = dir_ / "policy.json";
+  {
+    std::ofstream(policy) << R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 0, "keep": 0, "recognition": 1, "plurality": 0}}})";
+  }
+  const auto with_policy = [&](const std::string& file) {
+    return "models:\n  - {name: sim, backend: simulator, policy: " + file + "}\nagents:\n  - {name: a1, model: sim}\n"
+           "dataset: {path: " + (dir_ / "tasks.jsonl").string() + "}\nprotocols:\n  - {name: single}\n";
+  };
+  // Beside the experiment file, like the dataset.
+  const auto path = write(with_policy("policy.json"));
+  auto c = load_experiment(path);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->models[0].simulator_policy, policy);
+  const auto inputs = c->input_files();
+  EXPECT_TRUE(std::any_of(inputs.begin(), inputs.end(), [&](const InputFile& f) { return f.path == policy; }));
+  EXPECT_NE(c->fingerprint(), load_experiment(write(valid()))->fingerprint());
+  EXPECT_NE(error_of(with_policy("nowhere.json")).find("models[0].policy: file not found: nowhere.json"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, OpenAiModelIsRead) {
   auto c = load_experiment(write(
       "models:\n  - {name: local, backend: openai, base_url: 'http://127.0.0.1:8000/v1', model: qwen3-8b,\n"

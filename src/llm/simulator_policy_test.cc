@@ -66,6 +66,21 @@ TEST(RevisionPolicy, ProbabilitiesMixTheKeptAnswerAndTheSoftmax) {
   EXPECT_NEAR(p[0], 0.25 + 0.75 * 0.9308615796566533, 1e-12);  // 1/(1+e^-2.6)
 }
 
+// Utilities far from 0 (a policy trained long) neither overflow nor underflow: the softmax is
+// taken relative to the largest utility.
+TEST(RevisionPolicy, LargeUtilitiesStayFinite) {
+  RevisionChoice choice = hand_choice();
+  choice.keep_probability = 0.0;
+  choice.options[0].base_utility = 800.0;
+  choice.options[1].base_utility = 799.0;
+  const PolicyWeights zero{};
+  const auto p = choice_probabilities(choice, zero);
+  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-1.0)), 1e-12);
+  EXPECT_NEAR(p[0] + p[1], 1.0, 1e-12);
+  for (const auto& row : choice_probability_gradients(choice, zero))
+    for (const double g : row) EXPECT_TRUE(std::isfinite(g));
+}
+
 TEST(RevisionPolicy, GradientsMatchFiniteDifferences) {
   const RevisionChoice choice = hand_choice();
   const PolicyWeights weights{0.3, -0.2, 0.0, 0.7};
@@ -146,6 +161,7 @@ TEST(RevisionPolicy, FilesAreReadStrictlyAndInstancesTakeTheirAgentsWeights) {
     return parsed ? std::string() : parsed.error().message;
   };
   EXPECT_EQ(error("[1]"), "not a JSON object");
+  EXPECT_EQ(error("{\"format\": "), "not a JSON object");  // malformed JSON is an error, not a throw
   EXPECT_NE(error(R"({"format": "other", "agents": {}})").find("\"format\" must be"), std::string::npos);
   EXPECT_NE(error(R"({"format": "parley-revision-policy-1", "agents": {}})").find("\"agents\" must be"),
             std::string::npos);

@@ -8,12 +8,16 @@
 //   cf   eq. (3): relative reduction of the cross-agent forecast variance, first to final round
 // Uncertainty of UDPO (udpo-uncertainty-collapse §2, App. D) over each agent's answer per round:
 //   flip_rate, belief_revision, u_intra; conflict, u_inter; entropy, disagreement,
-//   loo_instability, u_sys
+//   loo_instability, u_sys — from a transcript, or from an in-memory AnswerTrajectory (the one
+//   implementation UDPO's rewards, parley/udpo.h, are computed from), with each agent's share
+//   (AgentUncertainty) for UDPO's warm-up profile
 // Communication cost of SVR-MAD (§5, "Metrics"): ncomm, the pairwise context transfers.
 // A metric that is undefined for a debate (too few turns, agents or rounds) is left out of the
 // map. The choices where the papers leave room are in docs/protocols.md.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,9 +49,58 @@ struct DebateMetricsOptions {
   std::shared_ptr<const LabelSet> labels;
 };
 
-// a_t^(i) is agent i's last parsed answer in the t-th round of the debate (t = 0: the initial
-// answers). Only answer-bearing turns count (is_agent_answer_role); a missing answer takes no
-// part in any comparison, and each metric is normalised by the comparisons it could make.
+// a_t^(i): agent i's parsed answer after round t, as the majority vote reads it.
+struct TrajectoryAnswer {
+  std::string value;                 // canonical answer (Answer::value), compared by vote_key
+  std::optional<double> confidence;  // self-reported, in [0, 1]: the vote's tie rule sums it
+};
+
+// τ = {(a_0^(1), …, a_0^(N)), …, (a_T^(1), …, a_T^(N))} (UDPO §4.2): every agent's answer after
+// every round, t = 0 the initial answers. Rectangular by construction — each round has one
+// entry per agent, nullopt where the agent has no parsed answer (a missing answer is not carried
+// over from another round). Built from a transcript by answer_trajectory(), or in memory by
+// training code (src/udpo). A plain value; safe to share read-only between threads.
+class AnswerTrajectory {
+ public:
+  using Round = std::vector<std::optional<TrajectoryAnswer>>;  // indexed by agent
+
+  // Throws std::invalid_argument when two agents share a name or a round's size is not
+  // agents.size().
+  AnswerTrajectory(std::vector<std::string> agents, std::vector<Round> rounds);
+
+  const std::vector<std::string>& agents() const { return agents_; }
+  const std::vector<Round>& rounds() const { return rounds_; }
+  std::size_t agent_count() const { return agents_.size(); }  // N
+  std::size_t round_count() const { return rounds_.size(); }  // T + 1
+
+ private:
+  std::vector<std::string> agents_;
+  std::vector<Round> rounds_;
+};
+
+// The trajectory of a transcript: its answer-bearing turns only (is_agent_answer_role), the
+// rounds in which any agent took a turn in order (t = 0..T; rounds are positions, not numbers),
+// the agents in the order of their first turn, and a_t^(i) the agent's last parsed answer of
+// round t in issue order (a re-ask's reply replaces its turn's).
+AnswerTrajectory answer_trajectory(const Transcript& transcript);
+
+// One agent's share of the uncertainty (UDPO App. A.2, phase 1; reading guide B.2's suggested
+// definitions). With every answer parsed, the mean over agents of u_inter is U_inter and of
+// flip_rate is F; the mean of changes_vote (as 0/1, over the agents where it is defined) is L
+// always, because L is computed from these indicators.
+struct AgentUncertainty {
+  std::optional<double> flip_rate;        // F_i: agent i's changes over t = 1..T−1 → t + 1
+  std::optional<double> belief_revision;  // M_i = 1[a_0^(i) ≠ a_T^(i)]
+  std::optional<double> u_intra;          // λF_i + (1 − λ)M_i
+  // Mean over the rounds where i and another agent answered of the share of the other agents'
+  // answers that differ from i's: (1/(T+1)) Σ_t (1/(N−1)) Σ_{j≠i} 1[a_t^(i) ≠ a_t^(j)].
+  std::optional<double> u_inter;
+  // 1[ŷ(τ) ≠ ŷ(τ^{-i})], eq. (18)'s term: defined where L is and agent i answered in round T.
+  std::optional<bool> changes_vote;
+};
+
+// Each metric is a function of the trajectory. A missing answer takes no part in any comparison,
+// and each metric is normalised by the comparisons it could make; a metric with none is nullopt.
 struct UncertaintyMetrics {
   std::optional<double> flip_rate;        // F: changes between consecutive debate rounds 1..T
   std::optional<double> belief_revision;  // M: final answer differs from the initial one
@@ -58,8 +111,18 @@ struct UncertaintyMetrics {
   std::optional<double> disagreement;     // D, eq. (17)
   std::optional<double> loo_instability;  // L, eq. (18)
   std::optional<double> u_sys;            // (H̃ + D + L) / 3, eq. (19)
+  // The share of changes over every consecutive pair of rounds, 0 → 1 included: the sum of
+  // UDPO eq. (1) over its transitions t = 0..T−1 (U-1 readings (b) and (c) of r_intra).
+  std::optional<double> transition_rate;
+  // ŷ(τ): the majority vote of the final round's parsed answers with the project's tie rules
+  // (protocols/vote.h), spelled as its first voter wrote it; nullopt when none parsed. Defined
+  // with one answer too, where the system-level metrics are not.
+  std::optional<std::string> final_vote;
+  std::vector<AgentUncertainty> agents;  // in the trajectory's agent order
 };
 
+UncertaintyMetrics uncertainty_metrics(const AnswerTrajectory& trajectory, const DebateMetricsOptions& options = {});
+// uncertainty_metrics(answer_trajectory(transcript), options).
 UncertaintyMetrics uncertainty_metrics(const Transcript& transcript,
                                        const DebateMetricsOptions& options = {});
 

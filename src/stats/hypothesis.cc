@@ -88,9 +88,8 @@ std::optional<CorrelationTest> pearson_test(std::span<const double> x, std::span
   if (std::isnan(r)) return std::nullopt;  // a constant side
   const auto n = static_cast<std::int64_t>(x.size());
   const double df = static_cast<double>(n - 2);
-  const double unexplained = 1.0 - r * r;
-  if (unexplained <= 0.0) return CorrelationTest{r, n, 0.0};  // a perfect line: t = ±∞
-  return CorrelationTest{r, n, two_sided_p(r * std::sqrt(df / unexplained), df)};
+  // |r| = 1 (a perfect line) makes t = ±∞, whose tail Boost's cdf gives as exactly 0.
+  return CorrelationTest{r, n, two_sided_p(r * std::sqrt(df / (1.0 - r * r)), df)};
 }
 
 }  // namespace parley

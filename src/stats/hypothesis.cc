@@ -33,8 +33,12 @@ struct TwoGroups {
 // nullopt when a group has fewer than two values: no variance to estimate.
 std::optional<TwoGroups> two_groups(std::span<const double> a, std::span<const double> b) {
   if (a.size() < 2 || b.size() < 2) return std::nullopt;
-  return TwoGroups{static_cast<double>(a.size()), static_cast<double>(b.size()), mean(a), mean(b),
-                   sample_variance(a), sample_variance(b)};
+  return TwoGroups{static_cast<double>(a.size()),
+                   static_cast<double>(b.size()),
+                   mean(a),
+                   mean(b),
+                   sample_variance(a),
+                   sample_variance(b)};
 }
 
 }  // namespace
@@ -57,8 +61,8 @@ std::optional<TTest> welch_t_test(std::span<const double> a, std::span<const dou
   const double squared_error = share_a + share_b;
   if (squared_error == 0.0) return std::nullopt;  // both groups constant
   // Welch–Satterthwaite: (s_a²/n_a + s_b²/n_b)² / ((s_a²/n_a)²/(n_a − 1) + (s_b²/n_b)²/(n_b − 1)).
-  const double df =
-      squared_error * squared_error / (share_a * share_a / (g->n_a - 1.0) + share_b * share_b / (g->n_b - 1.0));
+  const double df = squared_error * squared_error /
+                    (share_a * share_a / (g->n_a - 1.0) + share_b * share_b / (g->n_b - 1.0));
   const double t = (g->mean_a - g->mean_b) / std::sqrt(squared_error);
   return TTest{t, df, two_sided_p(t, df)};
 }

@@ -118,7 +118,8 @@ TEST(TTests, OneConstantGroupIsStillDefined) {
 
 TEST(TTests, UndefinedWithFewerThanTwoPerGroupOrNoSpreadAtAll) {
   const std::vector<double> one = {0.4}, none = {}, two = {0.1, 0.3}, three = {0.2, 0.6, 0.9};
-  for (const auto& [a, b] : {std::pair{one, three}, std::pair{three, one}, std::pair{none, three}, std::pair{one, one}}) {
+  for (const auto& [a, b] :
+       {std::pair{one, three}, std::pair{three, one}, std::pair{none, three}, std::pair{one, one}}) {
     EXPECT_FALSE(welch_t_test(a, b));
     EXPECT_FALSE(student_t_test(a, b));
     EXPECT_FALSE(cohens_d(a, b));
@@ -148,7 +149,8 @@ TEST(PearsonTest, HandWorkedWithOneDegreeOfFreedom) {
 
 TEST(PearsonTest, MatchesSciPy) {
   // SciPy, stats.pearsonr([1,2,3,4,5,6], [2,1,4,3,7,5]).
-  const auto test = pearson_test(std::vector<double>{1, 2, 3, 4, 5, 6}, std::vector<double>{2, 1, 4, 3, 7, 5});
+  const auto test =
+      pearson_test(std::vector<double>{1, 2, 3, 4, 5, 6}, std::vector<double>{2, 1, 4, 3, 7, 5});
   ASSERT_TRUE(test);
   expect_relative(test->r, 0.7917946548886294);
   EXPECT_EQ(test->n, 6);

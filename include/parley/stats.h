@@ -1,11 +1,13 @@
 #pragma once
 // Statistics used by reports: seeded bootstrap percentile intervals and Wilson score
-// intervals; paired tests; scores of belief distributions (Acc@k, MRR, Brier) and the binned
-// calibration error. Pure functions; deterministic for a given seed; safe from any thread.
+// intervals; paired tests; two-sample t-tests, Cohen's d and the test of a Pearson correlation;
+// scores of belief distributions (Acc@k, MRR, Brier) and the binned calibration error. Pure
+// functions; deterministic for a given seed; safe from any thread.
 // Agreement between raters (Krippendorff's alpha, correlations) is in parley/agreement.h.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -105,6 +107,49 @@ SignedRankTest wilcoxon_signed_rank(std::span<const double> differences);
 // Family-wise adjustments of p-values, returned in the input order.
 std::vector<double> holm_adjust(std::span<const double> p_values);                // Holm 1979
 std::vector<double> benjamini_hochberg_adjust(std::span<const double> p_values);  // BH 1995 (FDR)
+
+// ---- Two independent samples, and the test of a correlation --------------------------------
+// UDPO's diagnosis (§3.2, Fig. 2–3; reading guide U-20): failed against successful debates, and
+// the correlation of uncertainty with correctness. p-values are two-sided, from Student's t
+// distribution (Boost.Math). An undefined result is std::nullopt, never a number: fewer than 2
+// values in a group (no variance to estimate), or no spread at all (see each function).
+
+// Sample variance (n − 1 denominator) about a mean taken as offsets from the first value, so n
+// equal values give exactly 0. NaN with fewer than two values.
+double sample_variance(std::span<const double> values);
+
+struct TTest {
+  double t = 0.0;   // (mean(a) − mean(b)) / standard error
+  double df = 0.0;  // degrees of freedom (fractional for Welch)
+  double p = 1.0;   // two-sided, 2 P(T_df > |t|)
+};
+
+// Welch's unequal-variance t-test (scipy.stats.ttest_ind(a, b, equal_var=False)): standard error
+// sqrt(s_a²/n_a + s_b²/n_b), Welch–Satterthwaite df. nullopt when a group has fewer than 2 values
+// or both variances are 0 (the standard error is 0: t is ±∞ or 0/0).
+std::optional<TTest> welch_t_test(std::span<const double> a, std::span<const double> b);
+
+// Student's pooled-variance t-test (scipy.stats.ttest_ind(a, b, equal_var=True)): standard error
+// s_pooled sqrt(1/n_a + 1/n_b), df = n_a + n_b − 2. nullopt when a group has fewer than 2 values
+// or s_pooled = 0 (both groups constant).
+std::optional<TTest> student_t_test(std::span<const double> a, std::span<const double> b);
+
+// Cohen's d with the pooled SD (Cohen 2013; UDPO Fig. 2): (mean(a) − mean(b)) / s_pooled,
+// s_pooled = sqrt(((n_a − 1)s_a² + (n_b − 1)s_b²) / (n_a + n_b − 2)). nullopt when a group has
+// fewer than 2 values or s_pooled = 0.
+std::optional<double> cohens_d(std::span<const double> a, std::span<const double> b);
+
+struct CorrelationTest {
+  double r = 0.0;      // pearson_correlation (parley/agreement.h)
+  std::int64_t n = 0;  // pairs
+  double p = 1.0;      // two-sided: t = r sqrt((n − 2) / (1 − r²)), Student t with n − 2 df
+};
+
+// Pearson's r of paired values (equal lengths, else std::invalid_argument) with its two-sided
+// p-value, as scipy.stats.pearsonr. With a 0/1 side it is the point-biserial correlation.
+// nullopt when n < 3 (no degree of freedom) or r is undefined (a constant side). |r| = 1 gives
+// p = 0.
+std::optional<CorrelationTest> pearson_test(std::span<const double> x, std::span<const double> y);
 
 // ---- Scoring belief distributions over a finite label set ----------------------------------
 // MACI Tables 2-4 (Acc@1, Acc@3, MRR, Brier, ECE; reading guide A.5 gives the definitions).

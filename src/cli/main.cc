@@ -1,5 +1,5 @@
 // parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et,
-// judge-reliability, maci-bins. Uses only the public API in include/parley/.
+// judge-reliability, maci-bins, diagnose. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
 // 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/diagnose_command.h"
 #include "cli/heap.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -349,6 +350,8 @@ int main_impl(int argc, char** argv) {
   add_trigger_commands(app, trigger);
   MaciCommands maci;
   add_maci_commands(app, maci);
+  DiagnoseCommand diagnose;
+  add_diagnose_command(app, diagnose);
 
   try {
     app.parse(argc, argv);
@@ -364,6 +367,7 @@ int main_impl(int argc, char** argv) {
   if (trigger.train->parsed()) return command_train_trigger(trigger.train_args);
   if (maci.reliability->parsed()) return command_judge_reliability(maci);
   if (maci.bins->parsed()) return command_maci_bins(maci);
+  if (diagnose.command->parsed()) return command_diagnose(diagnose);
   return kExitUsage;
 }
 

@@ -25,13 +25,7 @@ double shifted_mean(std::span<const double> values) {
 }
 
 // Sample standard deviation (n - 1); NaN with fewer than two values.
-double sample_sd(std::span<const double> values) {
-  if (values.size() < 2) return kUndefined;
-  const double centre = shifted_mean(values);
-  double squares = 0.0;
-  for (double v : values) squares += (v - centre) * (v - centre);
-  return std::sqrt(squares / static_cast<double>(values.size() - 1));
-}
+double sample_sd(std::span<const double> values) { return std::sqrt(sample_variance(values)); }
 
 double fisher_z(double r) { return std::atanh(std::clamp(r, -kLargestAbsR, kLargestAbsR)); }
 

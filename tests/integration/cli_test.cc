@@ -199,6 +199,57 @@ TEST(Cli, CompareReportsPairedStatisticsForTheRequestedPairs) {
   EXPECT_EQ(run_parley({"compare", "out", "--family", "metric"}, dir).exit_code, 2);
 }
 
+TEST(Cli, DiagnosePrintsUdpoDiagnosisAndJson) {
+  const auto dir = scratch_dir("diagnose");
+  write_file(dir / "exp.yaml", small_experiment(mc_sample()));
+  ASSERT_EQ(run_parley({"run", "exp.yaml", "--out", "out", "--quiet"}, dir).exit_code, 0);
+  const auto table = run_parley({"diagnose", "out"}, dir);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("SIMULATED:", 0), 0u) << table.out;
+  EXPECT_NE(table.out.find("debate: 12 debates"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Welch t"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Difficulty strata by debate's U_sys"), std::string::npos) << table.out;
+
+  const auto json = run_parley({"diagnose", "out", "--json"}, dir);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["simulated"], true);
+  EXPECT_EQ(j["baseline"], "debate");  // Standard MAD, present in the run
+  ASSERT_EQ(j["protocols"].size(), 3u);
+  const auto& debate = j["protocols"][2];
+  EXPECT_EQ(debate["protocol"], "debate");
+  EXPECT_EQ(debate["debates"], 12);
+  EXPECT_EQ(debate["correlations"]["n"], 12);  // 3 agents, 2 rounds: every U defined
+  const auto& curve = debate["selective_prediction"][2];
+  EXPECT_EQ(curve["metric"], "u_sys");
+  ASSERT_EQ(curve["points"].size(), 10u);
+  EXPECT_EQ(curve["points"][9]["kept"], 12);
+  EXPECT_EQ(curve["points"][9]["accuracy"], debate["accuracy"]);
+  EXPECT_EQ(j["protocols"][0]["selective_prediction"][0]["n"], 0);  // single: no U
+  ASSERT_EQ(j["difficulty_strata"].size(), 3u);
+  std::int64_t binned = 0;
+  for (const auto& stratum : j["difficulty_strata"][0]["strata"]) binned += stratum["units"].get<int>();
+  EXPECT_EQ(binned, 12);
+
+  const auto one =
+      run_parley({"diagnose", "out", "--protocol", "single", "--baseline", "self_consistency", "--json"}, dir);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto o = nlohmann::json::parse(one.out);
+  EXPECT_EQ(o["protocols"].size(), 1u);
+  EXPECT_EQ(o["baseline"], "self_consistency");
+  EXPECT_EQ(o["difficulty_strata"][0]["without_metric"], 12);  // one agent: no U_sys to bin by
+
+  const auto unknown = run_parley({"diagnose", "out", "--protocol", "udpo"}, dir);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("'udpo' is not a protocol of this run"), std::string::npos) << unknown.err;
+  const auto baseline = run_parley({"diagnose", "out", "--baseline", "mappo"}, dir);
+  EXPECT_EQ(baseline.exit_code, 2);
+  EXPECT_NE(baseline.err.find("the baseline 'mappo' is not a protocol of this run"), std::string::npos);
+  const auto missing = run_parley({"diagnose", "nowhere"}, dir);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no results.sqlite"), std::string::npos) << missing.err;
+}
+
 TEST(Cli, ResumeOfADifferentExperimentIsRefused) {
   const auto dir = scratch_dir("resume-mismatch");
   write_file(dir / "exp.yaml", small_experiment(mc_sample()));

@@ -72,6 +72,33 @@ struct MetricsConfig {
   double u_intra_lambda = 0.5;  // λ of UDPO's U_intra = λF + (1 − λ)M, in [0, 1]
 };
 
+// `training:` — UDPO's reference trainer (`parley train-udpo`; docs/protocols.md, "UDPO's
+// reference trainer"). Read and checked with the rest of the file; `parley run` ignores it.
+struct TrainingConfig {
+  std::string method = "udpo";        // udpo | mappo
+  std::string ablation = "none";      // none | intra | inter | sys (Table 2)
+  std::string intra_reward = "one_minus_flip_rate";  // | all_transitions | literal (U-1)
+  std::string bases = "cohens_d";     // | equal (U-8)
+  std::vector<std::string> agents;    // the debaters (default: every agent), simulator models only
+  int rounds = 5;
+  int compromised = 0;
+  int iterations = 40;
+  int batch = 32;
+  int epochs = 4;
+  double learning_rate = 0.05;
+  double clip = 0.2;
+  double kappa = 1.5;
+  double warmup_share = 0.1;
+  int replay_buffer = 256;
+  int replay_draws = 16;
+  double replay_exponent = 1.0;
+  double replay_correction = 1.0;
+  int checkpoint_every = 10;
+  std::uint64_t seed = 1;
+  std::filesystem::path dataset;      // training tasks (resolved; "" = the experiment's dataset)
+  std::optional<std::size_t> limit;
+};
+
 struct ExperimentConfig {
   std::string name;
   std::filesystem::path source;  // the experiment file
@@ -84,6 +111,7 @@ struct ExperimentConfig {
   std::optional<std::int64_t> budget_tokens_per_task;
   int reask_unparsed = 1;
   MetricsConfig metrics;
+  std::optional<TrainingConfig> training;
 
   const ModelConfig* model(const std::string& name) const;
   const AgentConfig* agent(const std::string& name) const;

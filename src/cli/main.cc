@@ -1,5 +1,5 @@
 // parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et,
-// judge-reliability, maci-bins, diagnose. Uses only the public API in include/parley/.
+// judge-reliability, maci-bins, diagnose, train-udpo. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
 // 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/diagnose_command.h"
+#include "cli/udpo_commands.h"
 #include "cli/heap.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -352,6 +353,8 @@ int main_impl(int argc, char** argv) {
   add_maci_commands(app, maci);
   DiagnoseCommand diagnose;
   add_diagnose_command(app, diagnose);
+  UdpoCommands udpo;
+  add_udpo_commands(app, udpo);
 
   try {
     app.parse(argc, argv);
@@ -368,6 +371,7 @@ int main_impl(int argc, char** argv) {
   if (maci.reliability->parsed()) return command_judge_reliability(maci);
   if (maci.bins->parsed()) return command_maci_bins(maci);
   if (diagnose.command->parsed()) return command_diagnose(diagnose);
+  if (udpo.train->parsed()) return command_train_udpo(udpo);
   return kExitUsage;
 }
 

@@ -258,6 +258,61 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
   return p;
 }
 
+// One of `names`, or a config error naming them.
+std::string read_choice(const YamlReader& r, const std::string& key, const std::string& fallback,
+                        const std::vector<std::string>& names) {
+  std::string value = r.optional_text(key).value_or(fallback);
+  if (std::find(names.begin(), names.end(), value) == names.end())
+    r.fail(key, fmt::format("'{}' is not one of {}", value, fmt::join(names, ", ")));
+  return value;
+}
+
+TrainingConfig read_training(const YamlReader& r, const std::set<std::string>& agents,
+                             const std::filesystem::path& experiment) {
+  r.only_keys({"method", "ablation", "intra_reward", "bases", "agents", "rounds", "compromised", "iterations",
+               "batch", "epochs", "learning_rate", "clip", "kappa", "warmup_share", "replay_buffer", "replay_draws",
+               "replay_exponent", "replay_correction", "checkpoint_every", "seed", "dataset", "limit"});
+  TrainingConfig t;
+  t.method = read_choice(r, "method", t.method, {"udpo", "mappo"});
+  t.ablation = read_choice(r, "ablation", t.ablation, {"none", "intra", "inter", "sys"});
+  t.intra_reward = read_choice(r, "intra_reward", t.intra_reward, {"one_minus_flip_rate", "all_transitions", "literal"});
+  t.bases = read_choice(r, "bases", t.bases, {"cohens_d", "equal"});
+  if (r.has("agents")) {
+    t.agents = r.text_list("agents");
+    for (const auto& a : t.agents)
+      if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
+  }
+  const auto count = t.agents.empty() ? agents.size() : t.agents.size();
+  if (count < 2) r.fail("agents", "training needs at least two debaters");
+  const auto integer = [&r](const char* key, int& target, std::int64_t min, std::int64_t max) {
+    if (auto v = r.optional_integer(key, min, max)) target = static_cast<int>(*v);
+  };
+  integer("rounds", t.rounds, 1, 50);
+  integer("compromised", t.compromised, 0, static_cast<std::int64_t>(count) - 1);
+  integer("iterations", t.iterations, 1, 1000000);
+  integer("batch", t.batch, 1, 100000);
+  integer("epochs", t.epochs, 1, 1000);
+  integer("replay_buffer", t.replay_buffer, 1, 10000000);
+  integer("replay_draws", t.replay_draws, 0, 100000);
+  integer("checkpoint_every", t.checkpoint_every, 1, 1000000);
+  const auto number = [&r](const char* key, double& target, double min, double max) {
+    if (auto v = r.optional_number(key, min, max)) target = *v;
+  };
+  number("learning_rate", t.learning_rate, 1e-9, 10);
+  number("clip", t.clip, 1e-6, 10);
+  number("kappa", t.kappa, 0, 100);
+  number("warmup_share", t.warmup_share, 0, 0.9);
+  number("replay_exponent", t.replay_exponent, 0, 100);
+  number("replay_correction", t.replay_correction, 0, 1);
+  if (auto seed = r.optional_integer("seed", 0, INT64_MAX)) t.seed = static_cast<std::uint64_t>(*seed);
+  if (auto given = r.optional_text("dataset")) {
+    t.dataset = resolve_data_path(experiment, *given);
+    if (!std::filesystem::exists(t.dataset)) r.fail("dataset", fmt::format("file not found: {}", *given));
+  }
+  if (auto limit = r.optional_integer("limit", 1, 100000000)) t.limit = static_cast<std::size_t>(*limit);
+  return t;
+}
+
 std::filesystem::path resolve_data_path(const std::filesystem::path& experiment, const std::string& raw) {
   const std::filesystem::path given(raw);
   if (given.is_absolute() || std::filesystem::exists(given)) return given;
@@ -270,7 +325,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
   const YamlReader top(path.string(), root, "");
   if (!root.IsMap()) top.fail_here("expected a mapping of experiment keys");
   top.only_keys({"name", "description", "models", "agents", "dataset", "protocols", "seeds", "concurrency",
-                 "budget_tokens_per_task", "reask_unparsed", "metrics"});
+                 "budget_tokens_per_task", "reask_unparsed", "metrics", "training"});
   ExperimentConfig c;
   c.source = path;
   c.name = top.optional_text("name").value_or(path.stem().string());
@@ -334,6 +389,7 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
     metrics.only_keys({"u_intra_lambda"});
     if (auto lambda = metrics.optional_number("u_intra_lambda", 0, 1)) c.metrics.u_intra_lambda = *lambda;
   }
+  if (top.has("training")) c.training = read_training(top.map("training"), agent_names, path);
   return c;
 }
 

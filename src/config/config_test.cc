@@ -200,6 +200,38 @@ TEST_F(ConfigTest, ASimulatorPolicyFileIsResolvedRequiredAndFingerprintedByConte
             std::string::npos);
 }
 
+TEST_F(ConfigTest, TrainingIsOptionalCheckedAndLeavesTheFingerprintAlone) {
+  const std::string two = "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+                          "  - {name: a2, model: sim}\ndataset: {path: " + (dir_ / "tasks.jsonl").string() +
+                          "}\nprotocols:\n  - {name: single}\n";
+  auto plain = load_experiment(write(two));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_FALSE(plain->training);
+  auto c = load_experiment(write(two + "training: {method: mappo, compromised: 1, clip: 0.1}\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->training);
+  EXPECT_EQ(c->training->method, "mappo");
+  EXPECT_EQ(c->training->compromised, 1);
+  EXPECT_EQ(c->training->clip, 0.1);
+  EXPECT_EQ(c->training->rounds, 5);   // T (§3.1)
+  EXPECT_EQ(c->training->batch, 32);   // App. A.1
+  EXPECT_EQ(c->training->kappa, 1.5);  // App. A.2
+  EXPECT_EQ(c->training->warmup_share, 0.1);
+  EXPECT_TRUE(c->training->dataset.empty());
+  EXPECT_EQ(c->fingerprint(), plain->fingerprint());  // `parley run` ignores it
+  // One agent in the experiment: nothing to debate.
+  EXPECT_NE(error_of(valid("  - {name: single}\n", "training: {}\n"))
+                .find("training.agents: training needs at least two debaters"),
+            std::string::npos);
+  EXPECT_NE(error_of(two + "training: {compromised: 2}\n").find("training.compromised"), std::string::npos);
+  EXPECT_NE(error_of(two + "training: {ablation: all}\n").find("'all' is not one of none, intra, inter, sys"),
+            std::string::npos);
+  EXPECT_NE(error_of(two + "training: {agents: [a1, a9]}\n").find("no agent named 'a9'"), std::string::npos);
+  EXPECT_NE(error_of(two + "training: {epoch: 3}\n").find("training.epoch: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(two + "training: {dataset: missing.jsonl}\n").find("training.dataset: file not found"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, OpenAiModelIsRead) {
   auto c = load_experiment(write(
       "models:\n  - {name: local, backend: openai, base_url: 'http://127.0.0.1:8000/v1', model: qwen3-8b,\n"

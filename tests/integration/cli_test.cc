@@ -199,6 +199,65 @@ TEST(Cli, CompareReportsPairedStatisticsForTheRequestedPairs) {
   EXPECT_EQ(run_parley({"compare", "out", "--family", "metric"}, dir).exit_code, 2);
 }
 
+// UDPO's reference trainer end to end: train on one half of the sample, then run the trained
+// agents with `models[].policy` on the other half — SIMULATED.
+TEST(Cli, TrainUdpoWritesACurveCheckpointsAndAPolicyThatARunReads) {
+  const auto dir = scratch_dir("train-udpo");
+  const std::string tasks = read_file(mc_sample());
+  std::string first, second;
+  int line = 0;
+  for (std::size_t at = 0, end; at < tasks.size(); at = end + 1) {
+    end = tasks.find('\n', at);
+    if (end == std::string::npos) end = tasks.size();
+    ((line++ % 2 == 0) ? first : second) += tasks.substr(at, end - at) + "\n";
+  }
+  write_file(dir / "train.jsonl", first);
+  write_file(dir / "test.jsonl", second);
+  const std::string agents =
+      "agents:\n  - {name: a1, model: sim, temperature: 0.7}\n  - {name: a2, model: sim, temperature: 0.7}\n"
+      "  - {name: a3, model: sim, temperature: 0.7}\n";
+  write_file(dir / "train.yaml", "models:\n  - {name: sim, backend: simulator}\n" + agents +
+                                     "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\n"
+                                     "training: {dataset: train.jsonl, rounds: 2, iterations: 6, batch: 8,"
+                                     " replay_draws: 4, checkpoint_every: 3}\n");
+  const auto trained = run_parley({"train-udpo", "train.yaml", "--out", "tr"}, dir);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  EXPECT_EQ(trained.out.rfind("SIMULATED:", 0), 0u) << trained.out;
+  int rows = 0;
+  const std::string curve = read_file(dir / "tr/training.jsonl");
+  for (char c : curve) rows += c == '\n';
+  EXPECT_EQ(rows, 6);
+  EXPECT_TRUE(std::filesystem::exists(dir / "tr/policy-iter3.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "tr/policy-iter6.json"));
+  const auto policy = nlohmann::json::parse(read_file(dir / "tr/policy.json"));
+  EXPECT_EQ(policy["format"], "parley-revision-policy-1");
+  EXPECT_EQ(policy["agents"].size(), 3u);
+  EXPECT_EQ(policy["training"]["method"], "udpo");
+  EXPECT_EQ(policy["training"]["coefficients"].size(), 3u);
+
+  write_file(dir / "eval.yaml", "models:\n  - {name: sim, backend: simulator, policy: tr/policy.json}\n" + agents +
+                                    "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\n");
+  const auto evaluated = run_parley({"run", "eval.yaml", "--out", "ev", "--quiet"}, dir);
+  EXPECT_EQ(evaluated.exit_code, 0) << evaluated.err;
+
+  // Errors: no training section; a non-simulator debater; a bad training key.
+  write_file(dir / "none.yaml", "models:\n  - {name: sim, backend: simulator}\n" + agents +
+                                    "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\n");
+  const auto none = run_parley({"train-udpo", "none.yaml", "--out", "x"}, dir);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no training: section"), std::string::npos) << none.err;
+  const auto bad = run_parley({"train-udpo", "train.yaml", "--out", "x", "--set", "training.method=ppo"}, dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("training.method: 'ppo' is not one of udpo, mappo"), std::string::npos) << bad.err;
+  write_file(dir / "http.yaml",
+             "models:\n  - {name: sim, backend: simulator}\n  - {name: web, backend: openai, base_url: "
+             "'http://127.0.0.1:9/v1', model: m}\nagents:\n  - {name: a1, model: sim}\n  - {name: a2, model: web}\n"
+             "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\ntraining: {iterations: 1}\n");
+  const auto http = run_parley({"train-udpo", "http.yaml", "--out", "x"}, dir);
+  EXPECT_EQ(http.exit_code, 2);
+  EXPECT_NE(http.err.find("model web is not a simulator"), std::string::npos) << http.err;
+}
+
 TEST(Cli, DiagnosePrintsUdpoDiagnosisAndJson) {
   const auto dir = scratch_dir("diagnose");
   write_file(dir / "exp.yaml", small_experiment(mc_sample()));

@@ -184,7 +184,6 @@ class ReplaySampler {
   std::vector<double> probabilities_;
   std::vector<double> weights_;
   std::vector<double> cumulative_;  // running sums of probabilities_
-  std::size_t last_drawable_ = 0;   // the last index with p > 0
 };
 
 // ---- The clipped objective, eqs. (5)–(9) (§4.3, Algorithm 1) --------------------------------

@@ -138,7 +138,8 @@ AgentCoefficients agent_coefficients(const AgentProfile& profile, const BaseCoef
   const bool needs_system = base.lambda != 0.0 || base.eta != 0.0;
   detail::require(!needs_system || profile.u_sys.has_value(), "agent_coefficients",
                   "Ū_sys is undefined" + agent + " but λ_base or η_base is not 0");
-  const double system_scale = needs_system ? 1.0 + kappa * *profile.u_sys : 1.0;
+  // Without Ū_sys both bases are 0, and so are λ and η whatever the scale.
+  const double system_scale = 1.0 + kappa * profile.u_sys.value_or(0.0);
   coefficients.lambda = base.lambda / system_scale;  // eq. (13)
   coefficients.eta = base.eta * system_scale;        // eq. (14)
   return coefficients;

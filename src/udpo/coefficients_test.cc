@@ -139,6 +139,11 @@ TEST(UdpoCoefficients, BadInputsAreRefused) {
   AgentProfile no_sys = profile_of(0.2, 0.2, 0.2, 0.0);
   no_sys.u_sys.reset();
   EXPECT_THROW(agent_coefficients(no_sys, base), std::invalid_argument);
+  // λ_base or η_base alone needs Ū_sys.
+  EXPECT_THROW(agent_coefficients(no_sys, BaseCoefficients{.alpha = 0.5, .beta = 0.5, .gamma = 0.0, .lambda = 0.0}),
+               std::invalid_argument);
+  EXPECT_THROW(agent_coefficients(no_sys, BaseCoefficients{.alpha = 0.5, .beta = 0.5, .gamma = 0.0, .eta = 0.0}),
+               std::invalid_argument);
   const AgentCoefficients untailored =
       agent_coefficients(no_sys, BaseCoefficients{.alpha = 0.5, .beta = 0.5, .gamma = 0.0, .lambda = 0.0, .eta = 0.0});
   EXPECT_EQ(untailored.lambda, 0.0);

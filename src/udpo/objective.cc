@@ -3,7 +3,6 @@
 // per-agent advantages, the KL anchor and its softmax-logit gradient, and eq. (6) per agent.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 
 #include "parley/udpo.h"
@@ -81,8 +80,7 @@ double kl_divergence(std::span<const double> p, std::span<const double> q) {
   double divergence = 0.0;
   for (std::size_t k = 0; k < p.size(); ++k) {
     if (p[k] == 0.0) continue;  // 0 log 0 = 0
-    if (q[k] == 0.0) return std::numeric_limits<double>::infinity();
-    divergence += p[k] * std::log(p[k] / q[k]);
+    divergence += p[k] * std::log(p[k] / q[k]);  // q = 0 < p: log(+∞), so the sum is +∞
   }
   return std::max(divergence, 0.0);  // ≥ 0 (Gibbs); rounding may leave −1e-17
 }

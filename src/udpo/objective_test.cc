@@ -19,6 +19,7 @@ TEST(UdpoObjective, TheTrajectoryRatio) {
   const std::vector<double> actions = {-0.5, -1.25, -0.25};
   EXPECT_DOUBLE_EQ(trajectory_log_probability(actions), -2.0);
   EXPECT_EQ(trajectory_log_probability(std::vector<double>{}), 0.0);
+  EXPECT_EQ(trajectory_log_probability(std::vector<double>{0.0, -1.0}), -1.0);  // a certain action
   EXPECT_THROW(trajectory_log_probability(std::vector<double>{-0.1, 0.2}), std::invalid_argument);
   EXPECT_THROW(trajectory_log_probability(std::vector<double>{-kInfinity}), std::invalid_argument);
   EXPECT_DOUBLE_EQ(likelihood_ratio(-2.0, -2.5), std::exp(0.5));
@@ -98,6 +99,9 @@ TEST(UdpoObjective, TheClipBoundaryTakesTheClippedSide) {
   // The far side of the region keeps the slope: the ratio moved against the advantage.
   EXPECT_DOUBLE_EQ(clipped_surrogate_derivative(0.75, 2.0, 0.25), 1.5);
   EXPECT_DOUBLE_EQ(clipped_surrogate_derivative(1.25, -2.0, 0.25), -2.5);
+  // Â = 0 has no slope, also at ρ = ∞ (whose product with 0 is NaN).
+  EXPECT_EQ(clipped_surrogate_derivative(kInfinity, 0.0), 0.0);
+  EXPECT_EQ(clipped_surrogate_derivative(0.0, 0.0), 0.0);
 }
 
 TEST(UdpoObjective, AdvantagesAreCentredPerAgent) {
@@ -121,6 +125,7 @@ TEST(UdpoObjective, KlDivergenceByHand) {
   // 0 log 0 = 0; q = 0 < p is infinite.
   EXPECT_NEAR(kl_divergence(std::vector<double>{0.0, 1.0}, q), std::log(1.0 / 0.75), kEps);
   EXPECT_EQ(kl_divergence(q, std::vector<double>{0.0, 1.0}), kInfinity);
+  EXPECT_EQ(kl_divergence(std::vector<double>{0.2, 0.3, 0.5}, std::vector<double>{0.5, 0.5, 0.0}), kInfinity);
 }
 
 TEST(UdpoObjective, KlDivergenceRefusesWhatIsNotADistribution) {
@@ -130,6 +135,9 @@ TEST(UdpoObjective, KlDivergenceRefusesWhatIsNotADistribution) {
   EXPECT_THROW(kl_divergence(std::vector<double>{1.5, -0.5}, p), std::invalid_argument);
   EXPECT_THROW(kl_divergence(std::vector<double>{}, std::vector<double>{}), std::invalid_argument);
   EXPECT_THROW(kl_divergence(std::vector<double>{0.5, NAN}, p), std::invalid_argument);
+  // Sums are checked to within 1e-9.
+  EXPECT_NO_THROW(kl_divergence(std::vector<double>{0.5, 0.5 + 5e-10}, p));
+  EXPECT_THROW(kl_divergence(std::vector<double>{0.5, 0.5 + 2e-9}, p), std::invalid_argument);
 }
 
 TEST(UdpoObjective, SoftmaxIsStable) {

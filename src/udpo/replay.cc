@@ -56,8 +56,9 @@ std::vector<double> importance_weights(std::span<const double> probabilities, do
   double largest = 0.0;
   for (const double p : probabilities) {
     detail::require(detail::non_negative(p) && p <= 1.0, "importance_weights", "a probability is outside [0, 1]");
-    // A trajectory that is never drawn needs no correction.
-    weights.push_back(p > 0.0 ? std::pow(1.0 / (buffer_size * p), correction_exponent) : 0.0);
+    // (1/(|B| p))^β_IS; a trajectory that is never drawn needs no correction. (After the
+    // normalisation below, |B| cancels: it is kept so that the weights read as PER writes them.)
+    weights.push_back(p > 0.0 ? std::pow(buffer_size * p, -correction_exponent) : 0.0);
     largest = std::max(largest, weights.back());
   }
   detail::require(largest > 0.0, "importance_weights", "every probability is 0");
@@ -70,25 +71,21 @@ ReplaySampler::ReplaySampler(std::span<const double> uncertainties, const Replay
       weights_(importance_weights(probabilities_, options.correction_exponent)) {
   cumulative_.reserve(probabilities_.size());
   double running = 0.0;
-  for (std::size_t i = 0; i < probabilities_.size(); ++i) {
-    cumulative_.push_back(running += probabilities_[i]);
-    if (probabilities_[i] > 0.0) last_drawable_ = i;
-  }
+  for (const double p : probabilities_) cumulative_.push_back(running += p);
 }
 
 std::vector<ReplaySampler::Draw> ReplaySampler::draw(std::size_t count, Rng& rng) const {
-  // Inverse CDF: the first index whose running sum exceeds u·total. Scaling by the last running
-  // sum (1 up to rounding) keeps u·total below it, and a zero-probability entry, whose running
-  // sum equals its predecessor's, is never the first to exceed it.
+  // Inverse CDF: the first index whose running sum exceeds u·total, u ∈ [0, 1 − 2⁻⁵³]. In
+  // rounding to nearest u·total < total for any total > 0, so that index exists (scaling by the
+  // last running sum, 1 up to rounding, rather than by 1 is what guarantees it); a zero-
+  // probability entry, whose running sum equals its predecessor's, is never the first to exceed.
   std::vector<Draw> draws;
   draws.reserve(count);
   const double total = cumulative_.back();
   for (std::size_t k = 0; k < count; ++k) {
     const double target = rng.uniform() * total;
-    auto index = static_cast<std::size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), target) -
-                                          cumulative_.begin());
-    // Should u·total ever round up to total: the last entry that can be drawn.
-    if (index == cumulative_.size()) index = last_drawable_;
+    const auto index = static_cast<std::size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), target) -
+                                                cumulative_.begin());
     draws.push_back(Draw{index, weights_[index]});
   }
   return draws;

@@ -115,6 +115,17 @@ TEST(UdpoReplay, ImportanceWeightsByHand) {
   EXPECT_NEAR(with_zero[2], 1.0 / 3.0, kEps);
 }
 
+TEST(UdpoReplay, ABufferOfOneIsAlwaysDrawnAtFullWeight) {
+  const ReplaySampler sampler(std::vector<double>{0.4});
+  EXPECT_EQ(sampler.probabilities(), (std::vector<double>{1.0}));
+  EXPECT_EQ(sampler.weights(), (std::vector<double>{1.0}));
+  Rng rng(1);
+  for (const ReplaySampler::Draw& draw : sampler.draw(10, rng)) {
+    EXPECT_EQ(draw.index, 0u);
+    EXPECT_EQ(draw.weight, 1.0);
+  }
+}
+
 TEST(UdpoReplay, TheSamplerCarriesItsProbabilitiesAndWeights) {
   const std::vector<double> u = {0.2, 0.0, 0.7};
   const ReplaySampler sampler(u, {.correction_exponent = 0.5});

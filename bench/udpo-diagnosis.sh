@@ -12,7 +12,7 @@ DATASETS=("$@")
 [[ ${#DATASETS[@]} -gt 0 ]] || DATASETS=(csqa truthfulqa gsm8k)
 for name in "${DATASETS[@]}"; do
   {
-    udpo_head "$(udpo_dataset "$name" "$LIMIT" "$WORK")"
+    udpo_head "dataset: {path: $(udpo_dataset "$name" "$LIMIT" "$WORK")}"
     for m in 0 1 2 3; do
       echo "  - {name: debate, label: m$m, agents: 5, rounds: 5, compromised: $m}"
     done

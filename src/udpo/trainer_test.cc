@@ -116,6 +116,47 @@ TEST(UdpoTrainer, ReplayDrawsEarlierTrajectoriesFromTheSecondIteration) {
   EXPECT_EQ(result->curve[2].replayed, 8);
 }
 
+// The curve's bookkeeping: objective before the update, anchor and clipped share after it.
+TEST(UdpoTrainer, TheCurveRecordsTheUpdate) {
+  const auto params = default_simulator_params();
+  TrainerSettings s = small(Method::kUdpo);
+  s.iterations = 6;
+  const auto result = train(questions(80), three_agents(), params, s);
+  ASSERT_TRUE(result);
+  bool moved = false;
+  for (const auto& row : result->curve) {
+    EXPECT_GE(row.anchor, 0.0);
+    EXPECT_GE(row.clipped_share, 0.0);
+    EXPECT_LE(row.clipped_share, 1.0);
+    EXPECT_EQ(row.weights.size(), 3u);
+    moved = moved || row.anchor > 0.0;  // the update moved the policy away from θ_ref
+    // At θ = θ_ref on the fresh samples ρ = 1, so L^(i) before the update is the mean
+    // advantage of fresh and replayed samples weighted by w, which is 0 on the first iteration.
+  }
+  EXPECT_TRUE(moved);
+  EXPECT_NEAR(result->curve[0].objective, 0.0, 1e-12);
+  const auto evaluation = evaluate(questions(30), three_agents(), params, result->weights, s);
+  ASSERT_TRUE(evaluation);
+  EXPECT_EQ(evaluation->debates, 30u);
+}
+
+TEST(UdpoTrainer, TheWarmUpMayLeaveOneTaskAndKappaMayBeZero) {
+  const auto params = default_simulator_params();
+  TrainerSettings s = small(Method::kUdpo);
+  s.iterations = 1;
+  s.warmup_share = 0.5;
+  EXPECT_TRUE(train(questions(2), three_agents(), params, s));   // 1 warm-up task, 1 to train on
+  EXPECT_FALSE(train(questions(1), three_agents(), params, s));  // ⌈0.5⌉ = 1 warm-up, none left
+  s.warmup_share = 0.1;
+  s.kappa = 0.0;  // no asymmetry: every agent gets the bases
+  const auto flat = train(questions(40), three_agents(), params, s);
+  ASSERT_TRUE(flat) << flat.error().message;
+  for (const auto& [agent, c] : flat->coefficients) {
+    EXPECT_EQ(c.lambda, 1.0);
+    EXPECT_EQ(c.eta, 0.01);
+  }
+}
+
 TEST(UdpoTrainer, BadSetupsAreErrors) {
   const auto params = default_simulator_params();
   const auto tasks = questions(20);

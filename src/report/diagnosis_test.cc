@@ -119,20 +119,20 @@ TEST(Diagnosis, FailedAgainstSuccessfulPerUncertainty) {
   const FailureSeparation& intra = separation(mad, "u_intra");
   EXPECT_EQ(intra.failed.n, 3);
   EXPECT_EQ(intra.successful.n, 3);
-  EXPECT_NEAR(*intra.failed.mean, 5.0 / 12, 1e-15);
-  EXPECT_NEAR(*intra.failed.sd, std::sqrt(1.0 / 12), 1e-15);
-  EXPECT_NEAR(*intra.successful.mean, 1.0 / 6, 1e-15);
-  EXPECT_NEAR(*intra.successful.sd, std::sqrt(1.0 / 48), 1e-15);
-  EXPECT_NEAR(*intra.cohens_d, 0.25 / std::sqrt(5.0 / 96), 1e-12);
+  EXPECT_NEAR(intra.failed.mean.value(), 5.0 / 12, 1e-15);
+  EXPECT_NEAR(intra.failed.sd.value(), std::sqrt(1.0 / 12), 1e-15);
+  EXPECT_NEAR(intra.successful.mean.value(), 1.0 / 6, 1e-15);
+  EXPECT_NEAR(intra.successful.sd.value(), std::sqrt(1.0 / 48), 1e-15);
+  EXPECT_NEAR(intra.cohens_d.value(), 0.25 / std::sqrt(5.0 / 96), 1e-12);
   // Equal group sizes: Welch's t is Student's; their df and p differ. SciPy, f=[0.25,0.25,0.75];
   // s=[0,0.25,0.25].
   ASSERT_TRUE(intra.welch && intra.student);
-  EXPECT_NEAR(intra.welch->t, 1.3416407864998738, 1e-12);
-  EXPECT_NEAR(intra.welch->df, 2.9411764705882355, 1e-12);
-  EXPECT_NEAR(intra.welch->p, 0.273892756441101, 1e-12);
-  EXPECT_NEAR(intra.student->t, 1.3416407864998738, 1e-12);
-  EXPECT_DOUBLE_EQ(intra.student->df, 4.0);
-  EXPECT_NEAR(intra.student->p, 0.25081535976844566, 1e-12);
+  EXPECT_NEAR(intra.welch.value().t, 1.3416407864998738, 1e-12);
+  EXPECT_NEAR(intra.welch.value().df, 2.9411764705882355, 1e-12);
+  EXPECT_NEAR(intra.welch.value().p, 0.273892756441101, 1e-12);
+  EXPECT_NEAR(intra.student.value().t, 1.3416407864998738, 1e-12);
+  EXPECT_DOUBLE_EQ(intra.student.value().df, 4.0);
+  EXPECT_NEAR(intra.student.value().p, 0.25081535976844566, 1e-12);
 
   // U_inter (all seven): failed {0.6, 0.8, 0.4}: mean 0.6; successful {0, 0.1, 0.2, 0.3}: mean
   // 0.15. s_pooled² = (2 · 0.04 + 3 · 0.05/3) / 5 = 0.026, d = 0.45 / √0.026. SciPy, f=[0.6,0.8,0.4];
@@ -140,25 +140,25 @@ TEST(Diagnosis, FailedAgainstSuccessfulPerUncertainty) {
   const FailureSeparation& inter = separation(mad, "u_inter");
   EXPECT_EQ(inter.failed.n, 3);
   EXPECT_EQ(inter.successful.n, 4);
-  EXPECT_NEAR(*inter.failed.mean, 0.6, 1e-15);
-  EXPECT_NEAR(*inter.successful.mean, 0.15, 1e-15);
-  EXPECT_NEAR(*inter.cohens_d, 0.45 / std::sqrt(0.026), 1e-12);
-  EXPECT_NEAR(inter.welch->t, 3.4016802570830444, 1e-12);
-  EXPECT_NEAR(inter.welch->df, 3.2347188264058673, 1e-12);
-  EXPECT_NEAR(inter.welch->p, 0.037815082238369595, 1e-12);
-  EXPECT_NEAR(inter.student->t, 3.6539907432351755, 1e-12);
-  EXPECT_DOUBLE_EQ(inter.student->df, 5.0);
-  EXPECT_NEAR(inter.student->p, 0.0146868480091607, 1e-12);
+  EXPECT_NEAR(inter.failed.mean.value(), 0.6, 1e-15);
+  EXPECT_NEAR(inter.successful.mean.value(), 0.15, 1e-15);
+  EXPECT_NEAR(inter.cohens_d.value(), 0.45 / std::sqrt(0.026), 1e-12);
+  EXPECT_NEAR(inter.welch.value().t, 3.4016802570830444, 1e-12);
+  EXPECT_NEAR(inter.welch.value().df, 3.2347188264058673, 1e-12);
+  EXPECT_NEAR(inter.welch.value().p, 0.037815082238369595, 1e-12);
+  EXPECT_NEAR(inter.student.value().t, 3.6539907432351755, 1e-12);
+  EXPECT_DOUBLE_EQ(inter.student.value().df, 5.0);
+  EXPECT_NEAR(inter.student.value().p, 0.0146868480091607, 1e-12);
 
   // U_sys: failed {0.2, 0.6, 1.0}: mean 0.6, variance 0.16; successful {0, 0, 0.2}: mean 1/15,
   // variance 1/75; s_pooled² = (0.32 + 2/75) / 4 = 13/150, d = (8/15) / √(13/150).
   const FailureSeparation& sys = separation(mad, "u_sys");
   EXPECT_EQ(sys.failed.n, 3);
   EXPECT_EQ(sys.successful.n, 3);
-  EXPECT_NEAR(*sys.failed.mean, 0.6, 1e-15);
-  EXPECT_NEAR(*sys.successful.mean, 1.0 / 15, 1e-15);
-  EXPECT_NEAR(*sys.cohens_d, (8.0 / 15) / std::sqrt(13.0 / 150), 1e-12);
-  EXPECT_NEAR(sys.welch->p, 0.1384601889767475, 1e-12);  // SciPy, f=[0.2,0.6,1.0]; s=[0,0,0.2]
+  EXPECT_NEAR(sys.failed.mean.value(), 0.6, 1e-15);
+  EXPECT_NEAR(sys.successful.mean.value(), 1.0 / 15, 1e-15);
+  EXPECT_NEAR(sys.cohens_d.value(), (8.0 / 15) / std::sqrt(13.0 / 150), 1e-12);
+  EXPECT_NEAR(sys.welch.value().p, 0.1384601889767475, 1e-12);  // SciPy, f=[0.2,0.6,1.0]; s=[0,0,0.2]
 }
 
 TEST(Diagnosis, NoSpreadOrNoGroupIsUndefinedNotANumber) {
@@ -167,8 +167,10 @@ TEST(Diagnosis, NoSpreadOrNoGroupIsUndefinedNotANumber) {
   const FailureSeparation& flat = separation(d.protocols[1], "u_inter");
   EXPECT_EQ(flat.failed.n, 2);
   EXPECT_EQ(flat.successful.n, 4);
-  EXPECT_EQ(*flat.failed.mean, 0.0);
-  EXPECT_EQ(*flat.failed.sd, 0.0);
+  EXPECT_EQ(flat.failed.mean.value(), 0.0);
+  // Two values are enough for an SD: udpo's failed U_sys {0.4, 0.6}.
+  EXPECT_NEAR(separation(d.protocols[1], "u_sys").failed.sd.value(), std::sqrt(0.02), 1e-15);
+  EXPECT_EQ(flat.failed.sd.value(), 0.0);
   EXPECT_FALSE(flat.welch);
   EXPECT_FALSE(flat.student);
   EXPECT_FALSE(flat.cohens_d);
@@ -185,7 +187,7 @@ TEST(Diagnosis, NoSpreadOrNoGroupIsUndefinedNotANumber) {
   EXPECT_FALSE(lone.failed.mean);
   EXPECT_FALSE(lone.failed.sd);
   EXPECT_EQ(lone.successful.n, 1);
-  EXPECT_EQ(*lone.successful.mean, 0.5);
+  EXPECT_EQ(lone.successful.mean.value(), 0.5);
   EXPECT_FALSE(lone.successful.sd);
   EXPECT_FALSE(lone.welch || lone.student || lone.cohens_d);
   EXPECT_EQ(separation(r->protocols[0], "u_intra").successful.n, 0);
@@ -208,22 +210,22 @@ TEST(Diagnosis, CorrelationMatrixOverDebatesDefiningAllThree) {
   EXPECT_EQ(m.n, 6);
   ASSERT_EQ(m.cells.size(), 4u);
   ASSERT_EQ(m.cells[0].size(), 4u);
-  EXPECT_NEAR(m.cells[0][1]->r, 0.29699034797053386, 1e-12);
-  EXPECT_NEAR(m.cells[0][1]->p, 0.5676122374919016, 1e-12);
-  EXPECT_NEAR(m.cells[0][2]->r, 0.8620689655172412, 1e-12);  // 25/29
-  EXPECT_NEAR(m.cells[0][2]->p, 0.027225388494813343, 1e-12);
-  EXPECT_NEAR(m.cells[1][3]->r, -0.8885233166386386, 1e-12);
-  EXPECT_NEAR(m.cells[1][3]->p, 0.017947913188873177, 1e-12);
-  EXPECT_NEAR(m.cells[3][1]->r, -0.8885233166386386, 1e-12);  // symmetric
+  EXPECT_NEAR(m.cells[0][1].value().r, 0.29699034797053386, 1e-12);
+  EXPECT_NEAR(m.cells[0][1].value().p, 0.5676122374919016, 1e-12);
+  EXPECT_NEAR(m.cells[0][2].value().r, 0.8620689655172412, 1e-12);  // 25/29
+  EXPECT_NEAR(m.cells[0][2].value().p, 0.027225388494813343, 1e-12);
+  EXPECT_NEAR(m.cells[1][3].value().r, -0.8885233166386386, 1e-12);
+  EXPECT_NEAR(m.cells[1][3].value().p, 0.017947913188873177, 1e-12);
+  EXPECT_NEAR(m.cells[3][1].value().r, -0.8885233166386386, 1e-12);  // symmetric
   // The point-biserial test of U_sys with correct is Student's t-test of U_sys by outcome: the
   // same p (0.0907331716847805, above).
-  EXPECT_NEAR(m.cells[2][3]->r, -0.7427813527082074, 1e-12);
-  EXPECT_NEAR(m.cells[2][3]->p, 0.09073317168478055, 1e-12);
-  EXPECT_NEAR(m.cells[2][3]->p, separation(d.protocols[0], "u_sys").student->p, 1e-12);
-  EXPECT_NEAR(m.cells[0][3]->r, -0.5570860145311556, 1e-12);
-  EXPECT_EQ(m.cells[0][3]->n, 6);
-  EXPECT_NEAR(m.cells[3][3]->r, 1.0, 1e-12);
-  EXPECT_LT(m.cells[3][3]->p, 1e-15);
+  EXPECT_NEAR(m.cells[2][3].value().r, -0.7427813527082074, 1e-12);
+  EXPECT_NEAR(m.cells[2][3].value().p, 0.09073317168478055, 1e-12);
+  EXPECT_NEAR(m.cells[2][3].value().p, separation(d.protocols[0], "u_sys").student.value().p, 1e-12);
+  EXPECT_NEAR(m.cells[0][3].value().r, -0.5570860145311556, 1e-12);
+  EXPECT_EQ(m.cells[0][3].value().n, 6);
+  EXPECT_NEAR(m.cells[3][3].value().r, 1.0, 1e-12);
+  EXPECT_LT(m.cells[3][3].value().p, 1e-15);
 
   // udpo: U_inter is constant, so its row and column (its diagonal cell too) are undefined; the
   // rest are not. SciPy, u_intra=[.5,0,0,.25,0,.5], u_sys=[.4,0,0,.2,0,.6], correct=[0,1,1,1,1,0].
@@ -233,10 +235,10 @@ TEST(Diagnosis, CorrelationMatrixOverDebatesDefiningAllThree) {
     EXPECT_FALSE(u.cells[1][k]) << k;
     EXPECT_FALSE(u.cells[k][1]) << k;
   }
-  EXPECT_NEAR(u.cells[0][2]->r, 0.9649012813540154, 1e-12);
-  EXPECT_NEAR(u.cells[0][2]->p, 0.0018262606682599755, 1e-11);
-  EXPECT_NEAR(u.cells[2][3]->r, -0.9185586535436915, 1e-12);
-  EXPECT_NEAR(u.cells[2][3]->p, 0.009678951648207338, 1e-11);
+  EXPECT_NEAR(u.cells[0][2].value().r, 0.9649012813540154, 1e-12);
+  EXPECT_NEAR(u.cells[0][2].value().p, 0.0018262606682599755, 1e-11);
+  EXPECT_NEAR(u.cells[2][3].value().r, -0.9185586535436915, 1e-12);
+  EXPECT_NEAR(u.cells[2][3].value().p, 0.009678951648207338, 1e-11);
 }
 
 TEST(Diagnosis, SelectivePredictionKeepsTheLowestUWithTiesByTaskThenSeed) {
@@ -303,20 +305,20 @@ TEST(Diagnosis, StrataByTheBaselinesUOnTheSameUnits) {
   const Stratum& easiest = sys.strata[0];
   EXPECT_EQ(easiest.units, 2);
   EXPECT_EQ(easiest.baseline_correct, 2);
-  EXPECT_DOUBLE_EQ(*easiest.baseline_accuracy, 1.0);
+  EXPECT_DOUBLE_EQ(easiest.baseline_accuracy.value(), 1.0);
   EXPECT_EQ(easiest.protocols[0].units, 2);
-  EXPECT_DOUBLE_EQ(*easiest.protocols[0].accuracy, 0.5);
-  EXPECT_DOUBLE_EQ(*easiest.protocols[0].gain_pp, -50.0);
+  EXPECT_DOUBLE_EQ(easiest.protocols[0].accuracy.value(), 0.5);
+  EXPECT_DOUBLE_EQ(easiest.protocols[0].gain_pp.value(), -50.0);
   // [0.2, 0.4): c (right) and e (wrong) — 0.2 opens the bin. udpo ran e alone and got it right:
   // against the baseline on e (0 of 1), not on the bin (1 of 2): +100 pp.
   const Stratum& second = sys.strata[1];
   EXPECT_EQ(second.units, 2);
-  EXPECT_DOUBLE_EQ(*second.baseline_accuracy, 0.5);
+  EXPECT_DOUBLE_EQ(second.baseline_accuracy.value(), 0.5);
   EXPECT_EQ(second.protocols[0].units, 1);
   EXPECT_EQ(second.protocols[0].correct, 1);
   EXPECT_EQ(second.protocols[0].baseline_correct, 0);
-  EXPECT_DOUBLE_EQ(*second.protocols[0].baseline_accuracy, 0.0);
-  EXPECT_DOUBLE_EQ(*second.protocols[0].gain_pp, 100.0);
+  EXPECT_DOUBLE_EQ(second.protocols[0].baseline_accuracy.value(), 0.0);
+  EXPECT_DOUBLE_EQ(second.protocols[0].gain_pp.value(), 100.0);
   // [0.4, 0.6): empty — nothing to compare (udpo's own U of 0.4 on a does not bin anything).
   EXPECT_EQ(sys.strata[2].units, 0);
   EXPECT_FALSE(sys.strata[2].baseline_accuracy);
@@ -326,8 +328,8 @@ TEST(Diagnosis, StrataByTheBaselinesUOnTheSameUnits) {
   EXPECT_FALSE(sys.strata[2].protocols[0].gain_pp);
   // [0.6, 0.8): b/2 (0.6 opens the bin), wrong; udpo right.
   EXPECT_EQ(sys.strata[3].units, 1);
-  EXPECT_DOUBLE_EQ(*sys.strata[3].baseline_accuracy, 0.0);
-  EXPECT_DOUBLE_EQ(*sys.strata[3].protocols[0].gain_pp, 100.0);
+  EXPECT_DOUBLE_EQ(sys.strata[3].baseline_accuracy.value(), 0.0);
+  EXPECT_DOUBLE_EQ(sys.strata[3].protocols[0].gain_pp.value(), 100.0);
   // [0.8, 1.0]: f at 1.0, wrong; udpo did not run f (nor is h, which only udpo ran, anywhere).
   EXPECT_EQ(sys.strata[4].units, 1);
   EXPECT_EQ(sys.strata[4].baseline_correct, 0);
@@ -349,7 +351,7 @@ TEST(Diagnosis, StrataByTheBaselinesUOnTheSameUnits) {
   EXPECT_EQ(intra.without_metric, 1);
   const std::vector<std::int64_t> intra_units = {1, 4, 0, 1, 0};
   for (std::size_t b = 0; b < 5; ++b) EXPECT_EQ(intra.strata[b].units, intra_units[b]) << b;
-  EXPECT_DOUBLE_EQ(*intra.strata[1].protocols[0].gain_pp, 100.0 * (3.0 / 3 - 1.0 / 3));  // b/1, e, b/2
+  EXPECT_DOUBLE_EQ(intra.strata[1].protocols[0].gain_pp.value(), 100.0 * (3.0 / 3 - 1.0 / 3));  // b/1, e, b/2
 }
 
 TEST(Diagnosis, ChoosingTheProtocolAndTheBaseline) {
@@ -447,7 +449,9 @@ TEST(Diagnosis, TableAndJson) {
   d.simulated = false;
   EXPECT_EQ(render_diagnosis(d).find("SIMULATED"), std::string::npos);
 
-  const Json j = Json::parse(diagnosis_to_json(diagnosed({.simulated = true})));
+  const std::string json = diagnosis_to_json(diagnosed({.simulated = true}));
+  EXPECT_EQ(json.rfind("{\n  \"simulated\": true,\n  \"baseline\"", 0), 0u) << json;  // pretty, key order kept
+  const Json j = Json::parse(json);
   EXPECT_EQ(j["simulated"], true);
   EXPECT_EQ(j["baseline"], "debate");
   const Json& mad = j["protocols"][0];
@@ -507,6 +511,51 @@ TEST(Diagnosis, TableAndJson) {
   EXPECT_TRUE(by_sys["strata"][2]["protocols"][0]["gain_pp"].is_null());
   EXPECT_EQ(j["difficulty_strata"][1]["metric"], "u_intra");
   EXPECT_EQ(j["difficulty_strata"][2]["metric"], "u_inter");
+}
+
+TEST(Diagnosis, TableLayout) {
+  // Every header of the tables, and the rows that show each kind of cell, exactly.
+  std::vector<Transcript> transcripts = run();
+  transcripts.push_back(debate("single", "a", 1, true, {}));
+  const auto r = diagnose(transcripts, {"debate", "udpo", "single"});
+  ASSERT_TRUE(r) << r.error().message;
+  const std::string table = render_diagnosis(*r);
+  const auto has_line = [&](const std::string& line) {
+    EXPECT_NE(table.find("\n" + line + "\n"), std::string::npos) << "missing line:\n" << line << "\nin:\n" << table;
+  };
+  EXPECT_EQ(table.rfind("UDPO's diagnosis of debate collapse (§3.2): failed = not correct; debates of status failed "
+                        "left out\n\ndebate: 7 debates",
+                        0),
+            0u)
+      << table;
+  has_line("              failed n  mean    succ. n  mean    Welch t   df      p         Student t  p         Cohen's d");
+  has_line("    U_inter   3         0.600   4        0.150   3.402     3.2     0.0378    3.654      0.0147    2.791");
+  has_line("    U_sys     3         0.600   3        0.067   2.219     2.3     0.138     2.219      0.0907    1.812");
+  has_line("    U_inter   2         0.000   4        0.000   —         —       —         —          —         —");
+  has_line("              U_intra               U_inter               U_sys                 correct");
+  has_line("    U_intra   1.000 (p 0)           —                     0.965 (p 0.00183)     -0.919 (p 0.00954)");
+  has_line("    U_inter   0.297 (p 0.568)       1.000 (p 1.8e-32)     0.561 (p 0.247)       -0.889 (p 0.0179)");
+  has_line("    k%    U_intra (n 6)     U_inter (n 7)     U_sys (n 6)");
+  has_line("    k%    U_intra (n 0)     U_inter (n 0)     U_sys (n 0)");
+  has_line("    100   —                 —                 —");
+  has_line("    U_sys bin     units  debate      udpo                  single");
+  has_line("    [0.8, 1.0]    1      0.000       — [0]                 — [0]");
+  // The strata by U_sys follow the last protocol after a blank line; by U_intra and U_inter
+  // they are only in the JSON.
+  EXPECT_NE(table.find("\n\nDifficulty strata by debate's U_sys"), std::string::npos);
+  // p = 0.001 itself is written plainly; below it, in scientific notation.
+  Diagnosis edited = *r;
+  edited.protocols[0].separation[1].welch.value().p = 0.001;
+  edited.protocols[0].separation[1].student.value().p = 0.00099;
+  EXPECT_NE(render_diagnosis(edited).find(
+                "\n    U_inter   3         0.600   4        0.150   3.402     3.2     0.001     3.654      9.9e-04   2.791\n"),
+            std::string::npos)
+      << render_diagnosis(edited);
+  // Nothing left out: no clause saying so.
+  const std::string by_udpo = render_diagnosis(*diagnose(run(), kOrder, {.baseline = "udpo"}));
+  EXPECT_NE(by_udpo.find("Difficulty strata by udpo's U_sys on the same (task, seed) (Fig. 5): 6 units\n"),
+            std::string::npos)
+      << by_udpo;
 }
 
 }  // namespace

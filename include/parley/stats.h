@@ -112,7 +112,8 @@ std::vector<double> benjamini_hochberg_adjust(std::span<const double> p_values);
 // UDPO's diagnosis (§3.2, Fig. 2–3; reading guide U-20): failed against successful debates, and
 // the correlation of uncertainty with correctness. p-values are two-sided, from Student's t
 // distribution (Boost.Math). An undefined result is std::nullopt, never a number: fewer than 2
-// values in a group (no variance to estimate), or no spread at all (see each function).
+// values in a group (no variance to estimate), or no spread at all (see each function). Values
+// are finite: a NaN reaching the t distribution makes Boost throw std::domain_error.
 
 // Sample variance (n − 1 denominator) about a mean taken as offsets from the first value, so n
 // equal values give exactly 0. NaN with fewer than two values.

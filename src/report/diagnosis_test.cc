@@ -537,7 +537,8 @@ TEST(Diagnosis, TableLayout) {
   has_line("    U_inter   0.297 (p 0.568)       1.000 (p 1.8e-32)     0.561 (p 0.247)       -0.889 (p 0.0179)");
   has_line("    k%    U_intra (n 6)     U_inter (n 7)     U_sys (n 6)");
   has_line("    k%    U_intra (n 0)     U_inter (n 0)     U_sys (n 0)");
-  has_line("    100   —                 —                 —");
+  // Ten rows, k = 10 … 100, and the table ends.
+  EXPECT_NE(table.find("\n    100   —                 —                 —\n\nDifficulty strata"), std::string::npos);
   has_line("    U_sys bin     units  debate      udpo                  single");
   has_line("    [0.8, 1.0]    1      0.000       — [0]                 — [0]");
   // The strata by U_sys follow the last protocol after a blank line; by U_intra and U_inter

@@ -187,6 +187,7 @@ TEST(PearsonTest, UndefinedBelowThreePointsOrWithAConstantSideAndZeroPOnALine) {
   EXPECT_DOUBLE_EQ(near_line->r, -1.0);
   EXPECT_LT(near_line->p, 1e-15);
   EXPECT_THROW(pearson_test(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2}), std::invalid_argument);
+  EXPECT_THROW(pearson_test(std::vector<double>{1, 2}, std::vector<double>{1, 2, 3}), std::invalid_argument);  // before n < 3
 }
 
 }  // namespace

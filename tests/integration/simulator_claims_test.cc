@@ -85,9 +85,6 @@ TEST(SimulatorClaims, DebateBeatsSingleButFlipsSomeCorrectAnswers) {
   EXPECT_GT(wrong_to_correct, correct_to_wrong) << "debate should fix more answers than it breaks";
 }
 
-// Every registered protocol, with its defaults and a separate judge model, runs to completion on
-// the simulator: no failures, answers parsed, judge verdicts valid after their re-asks, and the
-// per-debate metrics filled in. Also the protocols paper's H1: WR interacts more than CR (PRR).
 // UDPO §5.4, Table 3 (the pattern, SIMULATED): accuracy falls as more of five debaters are
 // compromised, and every compromised seat is named in its debate's `attack` event.
 TEST(SimulatorClaims, AccuracyFallsAsMoreDebatersAreCompromised) {
@@ -125,6 +122,9 @@ TEST(SimulatorClaims, AccuracyFallsAsMoreDebatersAreCompromised) {
   }
 }
 
+// Every registered protocol, with its defaults and a separate judge model, runs to completion on
+// the simulator: no failures, answers parsed, judge verdicts valid after their re-asks, and the
+// per-debate metrics filled in. Also the protocols paper's H1: WR interacts more than CR (PRR).
 TEST(SimulatorClaims, EveryProtocolCompletesAndWrReferencesPeersMoreThanCr) {
   const auto dir = scratch_dir("all-protocols");
   std::string protocols;

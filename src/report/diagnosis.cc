@@ -23,6 +23,11 @@ constexpr int kStrata = 5;                           // [0, 0.2), …, [0.8, 1.0
 constexpr int kSelectiveStepPercent = 10;            // k = 10, 20, …, 100 (reading guide B.2)
 constexpr std::string_view kStandardMad = "debate";  // the registry's flat Du et al. debate (UDPO §3.1)
 
+// A U computed as a sum of shares lands a rounding error off a bin edge (0.6 / 3 is
+// 0.19999999999999998, and a U of 0.2 must open [0.2, 0.4)): binned at 12 decimals, far finer
+// than any share of a debate's turns and far coarser than the error.
+double on_bin_grid(double u) { return std::round(u * 1e12) / 1e12; }
+
 std::optional<double> metric_of(const Transcript& t, std::string_view name) {
   const auto found = t.metrics.find(std::string(name));
   if (found == t.metrics.end()) return std::nullopt;
@@ -128,7 +133,7 @@ DifficultyStrata difficulty_strata(std::string_view metric, const std::string& b
       continue;
     }
     ++out.units;
-    Stratum& stratum = out.strata[static_cast<std::size_t>(calibration_bin(*u, kStrata))];
+    Stratum& stratum = out.strata[static_cast<std::size_t>(calibration_bin(on_bin_grid(*u), kStrata))];
     ++stratum.units;
     stratum.baseline_correct += debate->correct;
     for (StratumAccuracy& entry : stratum.protocols) {

@@ -285,6 +285,22 @@ TEST(Diagnosis, SelectivePredictionKeepsTheLowestUWithTiesByTaskThenSeed) {
   EXPECT_EQ(sys.points[5].correct, 3);
 }
 
+TEST(Diagnosis, StrataBinAUOneRoundingErrorBelowAnEdgeAtTheEdge) {
+  // U_sys = (H + D + L) / 3 with shares: 0.6 / 3 is 0.19999999999999998 in doubles, and 2.4 / 3 is
+  // 0.7999999999999999; each is the edge value and opens its bin.
+  std::vector<Transcript> debates = {debate("debate", "a", 1, true, {0.0, 0.0, 0.6 / 3}),
+                                     debate("debate", "b", 1, false, {0.0, 0.0, 2.4 / 3}),
+                                     debate("debate", "c", 1, true, {0.0, 0.0, 0.2 - 1e-9})};
+  ASSERT_LT(0.6 / 3, 0.2);
+  auto d = diagnose(debates, {"debate"}, {});
+  ASSERT_TRUE(d) << d.error().message;
+  const DifficultyStrata& sys = strata(*d, "u_sys");
+  EXPECT_EQ(sys.strata[0].units, 1);  // c: a real 1e-9 below the edge stays below it
+  EXPECT_EQ(sys.strata[1].units, 1);  // a
+  EXPECT_EQ(sys.strata[3].units, 0);
+  EXPECT_EQ(sys.strata[4].units, 1);  // b
+}
+
 TEST(Diagnosis, StrataByTheBaselinesUOnTheSameUnits) {
   const Diagnosis d = diagnosed();
   ASSERT_EQ(d.strata.size(), 3u);

@@ -331,7 +331,13 @@ struct ProtocolInfo {
   // Checks that involve several parameters, run when the experiment file is read: empty when the
   // values fit together, else the parameter to blame and the problem in words.
   std::function<std::pair<std::string, std::string>(const ProtocolParams&)> check_params;
+  // How many debaters (Debate::agents seats) a debate takes, for the attack's checks; unset
+  // when it is the `agents` parameter. Judges are not counted.
+  std::function<std::size_t(const ProtocolParams&)> debaters;
 };
+
+// The number of debaters `info` seats with `params`: info.debaters, else the `agents` parameter.
+std::size_t protocol_debaters(const ProtocolInfo& info, const ProtocolParams& params);
 
 // The registry: every protocol parley knows, in display order.
 const std::vector<ProtocolInfo>& protocol_registry();

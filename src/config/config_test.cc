@@ -492,8 +492,29 @@ TEST_F(ConfigTest, CompromisedIsANumberOfSeatsOrPoolAgentsAndEntersTheFingerprin
   EXPECT_NE(error("  - {name: debate, compromised: [a2, a2]}\n").find("'a2' is listed twice"), std::string::npos);
   EXPECT_NE(error("  - {name: debate, compromised: []}\n").find("expected agent names or a number of agents"),
             std::string::npos);
-  EXPECT_NE(error("  - {name: debate, agents: 3, compromised: 4}\n").find("4 compromised of 3 agents"),
+  EXPECT_NE(error("  - {name: debate, agents: 3, compromised: 4}\n").find("4 compromised of 3 debater(s) that debate seats"),
             std::string::npos);
+  // Protocols without an `agents` parameter seat a fixed or derived number of debaters.
+  EXPECT_NE(error("  - {name: mad, compromised: 3}\n").find("3 compromised of 2 debater(s) that mad seats"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: single, compromised: 2}\n").find("2 compromised of 1 debater(s)"), std::string::npos);
+  EXPECT_NE(error("  - {name: group_debate, groups: 2-2, compromised: 5}\n").find("5 compromised of 4"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: self_consistency, samples: 3, compromised: 2}\n").find("2 compromised of 1"),
+            std::string::npos);
+  EXPECT_TRUE(load_experiment(write(experiment + "  - {name: mad, compromised: 2}\n  - {name: single, label: s, "
+                                                 "compromised: 1}\n  - {name: group_debate, groups: 2-2, compromised: "
+                                                 "4}\n  - {name: self_consistency, label: sc, samples: 3, "
+                                                 "one_per_agent: true, compromised: 3}\n"))
+                  .ok());
+  // A named agent is compromised where it is seated: the pool is seated in order, so an agent
+  // past the debaters would never debate.
+  EXPECT_NE(error("  - {name: debate, agents: 2, compromised: [a3]}\n")
+                .find("protocols[0].compromised: 'a3' is never seated: debate seats 2 debater(s), the first of a1, a2, a3"),
+            std::string::npos);
+  EXPECT_NE(error("  - {name: mad, agents: [a3, a2, a1], compromised: [a1]}\n").find("'a1' is never seated"),
+            std::string::npos);
+  EXPECT_TRUE(load_experiment(write(experiment + "  - {name: mad, agents: [a3, a2, a1], compromised: [a2]}\n")).ok());
   EXPECT_NE(error("  - {name: debate, compromised: -1}\n").find("protocols[0].compromised"), std::string::npos);
   EXPECT_NE(error("  - {name: debate, compromised: many}\n").find("protocols[0].compromised"), std::string::npos);
   EXPECT_NE(error("  - {name: debate, attack_instruction: Argue.}\n")

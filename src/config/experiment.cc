@@ -15,6 +15,10 @@
 namespace parley {
 namespace {
 
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 // The URL as it may be shown: a password in its user part is replaced ("http://user:***@host").
 std::string redacted_url(const std::string& url) {
   const std::size_t scheme_end = url.find("://");
@@ -165,27 +169,31 @@ ParamValue read_param(const YamlReader& r, const ParamSpec& spec, const std::fil
 }
 
 // `compromised:` (UDPO §3.1, Table 3): the names of pool agents, or m, the last m debaters seated;
-// `attack_instruction:` replaces parley's adversarial instruction.
-AttackSetup read_attack(const YamlReader& r, const ProtocolConfig& p, const std::set<std::string>& agents,
+// `attack_instruction:` replaces parley's adversarial instruction. `agents` is the experiment's
+// agent list in order: without an `agents:` list it is the protocol's pool, seated in that order.
+AttackSetup read_attack(const YamlReader& r, const ProtocolConfig& p, const std::vector<std::string>& agents,
                         const ProtocolInfo& info) {
   AttackSetup attack;
+  const std::vector<std::string>& pool = p.agents.empty() ? agents : p.agents;
+  const std::size_t debaters = protocol_debaters(info, p.params);
   if (r.has("compromised") && r.node("compromised").IsSequence()) {
     attack.agents = r.text_list("compromised");
     if (attack.agents.empty()) r.fail("compromised", "expected agent names or a number of agents");
     for (const auto& name : attack.agents) {
-      const bool in_pool = p.agents.empty() ? agents.count(name) > 0
-                                            : std::find(p.agents.begin(), p.agents.end(), name) != p.agents.end();
-      if (!in_pool)
+      const auto seat = std::find(pool.begin(), pool.end(), name);
+      if (seat == pool.end())
         r.fail("compromised", fmt::format("'{}' is not one of this protocol's agents", name));
       if (std::count(attack.agents.begin(), attack.agents.end(), name) > 1)
         r.fail("compromised", fmt::format("'{}' is listed twice", name));
+      // Debate::agents seats the pool in order: an agent past the debaters would never debate.
+      if (static_cast<std::size_t>(seat - pool.begin()) >= debaters)
+        r.fail("compromised", fmt::format("'{}' is never seated: {} seats {} debater(s), the first of {}", name,
+                                          p.name, debaters, fmt::join(pool, ", ")));
     }
   } else if (r.has("compromised")) {
     attack.count = static_cast<int>(*r.optional_integer("compromised", 0, 1000));  // 0: no attack (sweeps)
-    const bool counts_agents = std::any_of(info.params.begin(), info.params.end(),
-                                           [](const ParamSpec& spec) { return spec.name == "agents"; });
-    if (counts_agents && attack.count > p.params.integer("agents"))
-      r.fail("compromised", fmt::format("{} compromised of {} agents", attack.count, p.params.integer("agents")));
+    if (static_cast<std::size_t>(attack.count) > debaters)
+      r.fail("compromised", fmt::format("{} compromised of {} debater(s) that {} seats", attack.count, debaters, p.name));
   }
   if (r.has("attack_instruction")) {
     if (!r.has("compromised")) r.fail("attack_instruction", "needs 'compromised' in the same protocol entry");
@@ -195,7 +203,7 @@ AttackSetup read_attack(const YamlReader& r, const ProtocolConfig& p, const std:
   return attack;
 }
 
-ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& agents,
+ProtocolConfig read_protocol(const YamlReader& r, const std::vector<std::string>& agents,
                              const std::set<std::string>& models, const std::filesystem::path& experiment) {
   ProtocolConfig p;
   p.name = r.text("name");
@@ -217,13 +225,13 @@ ProtocolConfig read_protocol(const YamlReader& r, const std::set<std::string>& a
   const bool agent_list = r.has("agents") && r.node("agents").IsSequence();
   if (agent_list) p.agents = r.text_list("agents");
   for (const auto& a : p.agents) {
-    if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
+    if (!contains(agents, a)) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
   }
   if (r.has("judges")) {
     p.judges = r.text_list("judges");
     if (p.judges.empty()) r.fail("judges", "expected a non-empty list of agent names");
     for (const auto& j : p.judges) {
-      if (agents.count(j) == 0) r.fail("judges", fmt::format("no agent named '{}' is defined under agents", j));
+      if (!contains(agents, j)) r.fail("judges", fmt::format("no agent named '{}' is defined under agents", j));
     }
   }
   if (r.has("judge")) p.judging = read_judging(r.map("judge"));
@@ -267,7 +275,7 @@ std::string read_choice(const YamlReader& r, const std::string& key, const std::
   return value;
 }
 
-TrainingConfig read_training(const YamlReader& r, const std::set<std::string>& agents,
+TrainingConfig read_training(const YamlReader& r, const std::vector<std::string>& agents,
                              const std::filesystem::path& experiment) {
   r.only_keys({"method", "ablation", "intra_reward", "bases", "agents", "rounds", "compromised", "iterations",
                "batch", "epochs", "learning_rate", "clip", "kappa", "warmup_share", "replay_buffer", "replay_draws",
@@ -280,7 +288,7 @@ TrainingConfig read_training(const YamlReader& r, const std::set<std::string>& a
   if (r.has("agents")) {
     t.agents = r.text_list("agents");
     for (const auto& a : t.agents)
-      if (agents.count(a) == 0) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
+      if (!contains(agents, a)) r.fail("agents", fmt::format("no agent named '{}' is defined under agents", a));
   }
   const auto count = t.agents.empty() ? agents.size() : t.agents.size();
   if (count < 2) r.fail("agents", "training needs at least two debaters");
@@ -335,10 +343,11 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
     c.models.push_back(read_model(r, path));
     if (!model_names.insert(c.models.back().name).second) r.fail("name", "duplicate model name '" + c.models.back().name + "'");
   }
-  std::set<std::string> agent_names;
+  std::vector<std::string> agent_names;  // in the file's order, the order a pool seats them
   for (const auto& r : top.list("agents")) {
     c.agents.push_back(read_agent(r, model_names));
-    if (!agent_names.insert(c.agents.back().name).second) r.fail("name", "duplicate agent name '" + c.agents.back().name + "'");
+    if (contains(agent_names, c.agents.back().name)) r.fail("name", "duplicate agent name '" + c.agents.back().name + "'");
+    agent_names.push_back(c.agents.back().name);
   }
 
   const YamlReader data = top.map("dataset");

@@ -129,5 +129,34 @@ TEST(CompletionOrder, ADebateWithoutItsLoopIsRefused) {
   EXPECT_THROW(Debate{setup}, std::invalid_argument);
 }
 
+// protocol_debaters, which the attack's config checks rely on, is what a debate seats: with every
+// seat compromised, the agents giving answers are all compromised and, over a few tasks (the
+// selective protocols debate only on some), exactly as many as declared.
+TEST(Debaters, EveryProtocolSeatsAsManyDebatersAsItDeclares) {
+  for (const ProtocolInfo& info : protocol_registry()) {
+    const ProtocolParams params =
+        simulated::default_params(info, simulated::bundled_trigger_model(PARLEY_SOURCE_DIR));
+    const auto protocol = info.make(params);
+    const std::size_t declared = protocol_debaters(info, params);
+    simulated::RunSetting setting;
+    setting.compromised = static_cast<int>(declared);
+    std::size_t most_seated = 0;
+    for (int task_index = 0; task_index < 8; ++task_index) {
+      EventLoop loop;
+      simulated::RecordingSimulator client(loop, *default_simulator_params());
+      const Transcript t = simulated::run_on(client, loop, info, params, *protocol,
+                                             simulated::generated_task(task_index), 5, setting);
+      std::set<std::string> answering;
+      for (const simulated::Exchange& call : client.chats) {
+        if (!is_agent_answer_role(call.request.note.turn)) continue;
+        answering.insert(call.request.note.agent);
+        EXPECT_TRUE(call.request.note.compromised) << info.name << ": " << call.request.note.agent;
+      }
+      most_seated = std::max(most_seated, answering.size());
+    }
+    EXPECT_EQ(most_seated, declared) << info.name;
+  }
+}
+
 }  // namespace
 }  // namespace parley

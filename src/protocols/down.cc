@@ -74,13 +74,16 @@ ProtocolInfo down_protocol() {
       {"threshold", ParamKind::kDouble, 0.8, 0.0, 1.0, "debate when the single agent's confidence is below this"},
       std::move(confidence)};
   for (ParamSpec& spec : mad_params(true)) params.push_back(std::move(spec));
-  return {"down",
+  ProtocolInfo info{"down",
           "one agent answers; mad runs from its answer only when its confidence is below the threshold",
           "Eo et al. 2025, Debate Only When Necessary (as iMAD's baseline, §5)", std::move(params),
           [](const ProtocolParams& p) {
             return std::make_unique<Down>(p.real("threshold"), *source_named(p.text("confidence")),
                                           mad_settings(p, true));
           }};
+  // The single agent is the first debater; the second is seated when it debates.
+  info.debaters = [](const ProtocolParams&) -> std::size_t { return 2; };
+  return info;
 }
 
 }  // namespace parley

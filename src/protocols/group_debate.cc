@@ -238,7 +238,7 @@ ProtocolInfo group_debate_protocol() {
        .help = "split the agents into groups at random per debate (false: in agent order)"},
       {"consensus", ParamKind::kInt, std::int64_t{0}, 0, 64,
        "stop after a round (not the last) when this many agents agree (SVR-MAD §5: 5 of 6); 0 = never"}};
-  return {
+  ProtocolInfo info{
       "group_debate",
       "agents debate in groups; between stages the groups exchange summaries (or answers); majority vote",
       "Liu et al. 2025, GroupDebate: Enhancing the Efficiency of Multi-Agent Debate Using Group Discussion",
@@ -252,6 +252,12 @@ ProtocolInfo group_debate_protocol() {
                                              static_cast<int>(p.integer("rounds")), *exchange,
                                              p.flag("random_groups"), static_cast<int>(p.integer("consensus")));
       }};
+  info.debaters = [](const ProtocolParams& p) {
+    const auto sizes = parse_group_sizes(p.text("groups"));
+    if (!sizes) throw std::logic_error("group_debate groups: " + sizes.error().message);
+    return static_cast<std::size_t>(std::accumulate(sizes->begin(), sizes->end(), 0));
+  };
+  return info;
 }
 
 }  // namespace parley

@@ -79,7 +79,7 @@ ProtocolInfo imad_protocol() {
   };
   std::vector<ParamSpec> params = {std::move(model_file), std::move(threshold_spec)};
   for (ParamSpec& spec : mad_params(true)) params.push_back(std::move(spec));
-  return {"imad",
+  ProtocolInfo info{"imad",
           "self-critique, 41 features, a FocusCal-trained classifier; mad runs only when the score p < τ",
           "Fan et al. 2026, iMAD: Intelligent Multi-Agent Debate for Efficient and Accurate LLM Inference",
           std::move(params), [](const ProtocolParams& p) {
@@ -90,6 +90,9 @@ ProtocolInfo imad_protocol() {
             const double threshold = given >= 0.0 ? given : model->threshold();
             return std::make_unique<Imad>(std::move(model), threshold, mad_settings(p, true));
           }};
+  // The self-critiquing agent is the first debater; the second is seated when it debates.
+  info.debaters = [](const ProtocolParams&) -> std::size_t { return 2; };
+  return info;
 }
 
 }  // namespace parley

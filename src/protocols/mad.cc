@@ -630,12 +630,14 @@ MadSettings mad_settings(const ProtocolParams& p, bool opened) {
 }
 
 ProtocolInfo mad_protocol() {
-  return {"mad",
+  ProtocolInfo info{"mad",
           "affirmative vs negative debaters, a judge stops on a clear preference or decides after max_rounds",
           "Liang et al. 2024, Encouraging Divergent Thinking in Large Language Models through Multi-Agent Debate "
           "(as in iMAD App. A.1)",
           mad_params(false),
           [](const ProtocolParams& p) { return std::make_unique<Mad>(mad_settings(p, false)); }};
+  info.debaters = [](const ProtocolParams&) -> std::size_t { return 2; };
+  return info;
 }
 
 }  // namespace parley

@@ -33,4 +33,9 @@ const ProtocolInfo* find_protocol(std::string_view name) {
   return nullptr;
 }
 
+std::size_t protocol_debaters(const ProtocolInfo& info, const ProtocolParams& params) {
+  if (info.debaters) return info.debaters(params);
+  return static_cast<std::size_t>(params.integer("agents"));
+}
+
 }  // namespace parley

@@ -46,7 +46,7 @@ class SelfConsistency final : public Protocol {
 }  // namespace
 
 ProtocolInfo self_consistency_protocol() {
-  return {"self_consistency",
+  ProtocolInfo info{"self_consistency",
           "N chain-of-thought samples from one agent, majority vote",
           "Wang et al. 2023",
           {{"samples", ParamKind::kInt, std::int64_t{5}, 1, 64, "number of samples"},
@@ -57,6 +57,8 @@ ProtocolInfo self_consistency_protocol() {
             return std::make_unique<SelfConsistency>(static_cast<int>(p.integer("samples")),
                                                      p.flag("one_per_agent"));
           }};
+  info.debaters = [](const ProtocolParams& p) -> std::size_t { return p.flag("one_per_agent") ? static_cast<std::size_t>(p.integer("samples")) : 1; };
+  return info;
 }
 
 }  // namespace parley

@@ -95,11 +95,13 @@ class SelfCritiqueProtocol final : public Protocol {
 }  // namespace
 
 ProtocolInfo self_critique_protocol() {
-  return {"self_critique",
+  ProtocolInfo info{"self_critique",
           "one agent answers, argues against its answer and commits to a final one (iMAD's first stage)",
           "Fan et al. 2026, iMAD: Intelligent Multi-Agent Debate (App. A.1)",
           {},
           [](const ProtocolParams&) { return std::make_unique<SelfCritiqueProtocol>(); }};
+  info.debaters = [](const ProtocolParams&) -> std::size_t { return 1; };
+  return info;
 }
 
 }  // namespace parley

@@ -95,6 +95,7 @@ Transcript run_on(LlmClient& client, EventLoop& loop, const ProtocolInfo& info, 
   setup.budget_tokens = setting.budget;
   setup.best_of = setting.best_of;
   setup.best_of_jitter = setting.best_of_jitter;
+  setup.attack.count = setting.compromised;
   if (info.uses_embeddings) setup.embedder = Embedder{"e", &client, "em"};
   Transcript transcript;
   auto body = [&]() -> Async<void> { transcript = co_await run_debate(protocol, std::move(setup)); };

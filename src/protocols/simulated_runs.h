@@ -69,6 +69,7 @@ struct RunSetting {
   int best_of = 1;
   std::optional<std::int64_t> budget;  // per-debate token budget
   double best_of_jitter = kPaperBestOfJitter;
+  int compromised = 0;  // the last m seats are compromised (AttackSetup::count)
 };
 
 // Runs `protocol` (registered as `info`, configured with `params`) on `task` to the end, with

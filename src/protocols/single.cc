@@ -20,8 +20,10 @@ class Single final : public Protocol {
 }  // namespace
 
 ProtocolInfo single_protocol() {
-  return {"single", "one agent, chain-of-thought", "Wei et al. 2022 (iMAD's CoT baseline)", {},
+  ProtocolInfo info{"single", "one agent, chain-of-thought", "Wei et al. 2022 (iMAD's CoT baseline)", {},
           [](const ProtocolParams&) { return std::make_unique<Single>(); }};
+  info.debaters = [](const ProtocolParams&) -> std::size_t { return 1; };
+  return info;
 }
 
 }  // namespace parley

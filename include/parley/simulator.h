@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "parley/async.h"
 #include "parley/llm_client.h"
@@ -30,11 +31,14 @@ std::shared_ptr<const SimulatorParams> default_simulator_params();
 // agent ability and calibration. Unknown profile is an Error. `delay_ms` > 0 delays every
 // reply by that much real time on the loop (benchmarks, tests); it does not change the reply.
 // `policy_file`: trained revision policies per agent (docs/simulator.md, "Revision policies";
-// `parley train-udpo` writes them); an unreadable or malformed file is an Error.
+// `parley train-udpo` writes them); an unreadable or malformed file is an Error, and so is one
+// naming an agent that is not among `served_agents`, the agents this client serves (a policy
+// trained for other agents would otherwise be silently unused).
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
                                                          std::string profile, double delay_ms = 0.0,
                                                          double lean = 0.0,
-                                                         const std::filesystem::path& policy_file = {});
+                                                         const std::filesystem::path& policy_file = {},
+                                                         const std::vector<std::string>& served_agents = {});
 
 }  // namespace parley

@@ -275,7 +275,8 @@ class SimulatorClient final : public LlmClient {
 Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
                                                          std::shared_ptr<const SimulatorParams> params,
                                                          std::string profile, double delay_ms, double lean,
-                                                         const std::filesystem::path& policy_file) {
+                                                         const std::filesystem::path& policy_file,
+                                                         const std::vector<std::string>& served_agents) {
   if (!params) return Error{"simulator: no parameters given"};
   if (profile.empty()) profile = "default";
   const auto found = params->profiles.find(profile);
@@ -290,6 +291,12 @@ Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
   if (!policy_file.empty()) {
     auto loaded = sim::load_revision_policies(policy_file.string());
     if (!loaded) return loaded.error();
+    for (const auto& [agent, weights] : loaded->all()) {
+      if (std::find(served_agents.begin(), served_agents.end(), agent) == served_agents.end())
+        return Error{fmt::format("{}: the policy is for agent '{}', which this model does not serve (its agents: {})",
+                                 policy_file.string(), agent,
+                                 served_agents.empty() ? std::string("none") : fmt::format("{}", fmt::join(served_agents, ", ")))};
+    }
     policies = std::move(*loaded);
   }
   return std::unique_ptr<LlmClient>(

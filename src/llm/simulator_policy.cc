@@ -61,9 +61,15 @@ const PolicyWeights* RevisionPolicies::find(std::string_view agent) const {
 }
 
 Result<RevisionPolicies> parse_revision_policies(std::string_view json) {
-  const nlohmann::json root = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return Error{"not a JSON object"};
-  if (root.value("format", "") != kRevisionPolicyFormat)
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::exception& error) {  // a syntax error, or a number overflow (1e400)
+    return Error{fmt::format("not valid JSON: {}", error.what())};
+  }
+  if (!root.is_object()) return Error{"not a JSON object"};
+  const auto format = root.find("format");
+  if (format == root.end() || !format->is_string() || *format != kRevisionPolicyFormat)
     return Error{fmt::format("\"format\" must be \"{}\"", kRevisionPolicyFormat)};
   if (!root.contains("agents") || !root["agents"].is_object() || root["agents"].empty())
     return Error{"\"agents\" must be an object with one entry per agent"};
@@ -73,8 +79,9 @@ Result<RevisionPolicies> parse_revision_policies(std::string_view json) {
     PolicyWeights weights{};
     for (std::size_t f = 0; f < kPolicyFeatures; ++f) {
       const auto value = entry.find(kFeatureNames[f]);
-      if (value == entry.end() || !value->is_number() || !std::isfinite(value->get<double>()))
-        return Error{fmt::format("agent '{}': \"{}\" must be a finite number", agent, kFeatureNames[f])};
+      if (value == entry.end() || !value->is_number() || !(std::abs(value->get<double>()) <= kMaxPolicyWeight))
+        return Error{fmt::format("agent '{}': \"{}\" must be a number between -{:g} and {:g}", agent,
+                                 kFeatureNames[f], kMaxPolicyWeight, kMaxPolicyWeight)};
       weights[f] = value->get<double>();
     }
     for (const auto& [key, value] : entry.items()) {

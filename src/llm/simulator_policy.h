@@ -65,9 +65,11 @@ class RevisionPolicies {
 
 // A policy file: {"format": "parley-revision-policy-1", "agents": {"a1": {"support": …, "keep": …,
 // "recognition": …, "plurality": …}, …}, …} (other top-level keys, such as training metadata,
-// are ignored). Every feature must be given, finite.
+// are ignored). Every feature must be given, a number of magnitude at most kMaxPolicyWeight:
+// the features are O(1), so utilities stay finite and the softmax never meets inf − inf.
 Result<RevisionPolicies> parse_revision_policies(std::string_view json);
 Result<RevisionPolicies> load_revision_policies(const std::string& path);
 inline constexpr const char* kRevisionPolicyFormat = "parley-revision-policy-1";
+inline constexpr double kMaxPolicyWeight = 1e6;
 
 }  // namespace parley::sim

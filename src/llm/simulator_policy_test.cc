@@ -161,14 +161,29 @@ TEST(RevisionPolicy, FilesAreReadStrictlyAndInstancesTakeTheirAgentsWeights) {
     return parsed ? std::string() : parsed.error().message;
   };
   EXPECT_EQ(error("[1]"), "not a JSON object");
-  EXPECT_EQ(error("{\"format\": "), "not a JSON object");  // malformed JSON is an error, not a throw
+  // Malformed JSON is an error naming where, not a throw.
+  EXPECT_NE(error("{\"format\": ").find("not valid JSON: "), std::string::npos);
   EXPECT_NE(error(R"({"format": "other", "agents": {}})").find("\"format\" must be"), std::string::npos);
   EXPECT_NE(error(R"({"format": "parley-revision-policy-1", "agents": {}})").find("\"agents\" must be"),
             std::string::npos);
   EXPECT_NE(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 1, "keep": 0,
                       "recognition": 0}}})")
-                .find("agent 'a1': \"plurality\" must be a finite number"),
+                .find("agent 'a1': \"plurality\" must be a number between -1e+06 and 1e+06"),
             std::string::npos);
+  // Hostile values: a format of the wrong type, a number beyond double, a weight whose utility
+  // would overflow the softmax.
+  EXPECT_NE(error(R"({"format": 1, "agents": {}})").find("\"format\" must be"), std::string::npos);
+  const std::string overflow = error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 1e400,
+                                        "keep": 0, "recognition": 0, "plurality": 0}}})");
+  EXPECT_NE(overflow.find("not valid JSON"), std::string::npos) << overflow;
+  EXPECT_NE(overflow.find("overflow"), std::string::npos) << overflow;
+  EXPECT_NE(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 1e308, "keep": 0,
+                      "recognition": 0, "plurality": 0}}})")
+                .find("\"support\" must be a number between"),
+            std::string::npos);
+  EXPECT_EQ(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": -1e6, "keep": 1e6,
+                      "recognition": 0, "plurality": 0}}})"),
+            "");
   EXPECT_NE(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 1, "keep": 0,
                       "recognition": 0, "plurality": 0, "temperature": 1}}})")
                 .find("unknown weight \"temperature\""),

@@ -18,8 +18,11 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
       auto params = model.simulator_params.empty() ? Result<std::shared_ptr<const SimulatorParams>>(default_simulator_params())
                                                    : load_simulator_params(model.simulator_params);
       if (!params) return Error{fmt::format("model {}: {}", model.name, params.error().message)};
+      std::vector<std::string> served;
+      for (const AgentConfig& agent : config.agents)
+        if (agent.model == model.name) served.push_back(agent.name);
       auto made = make_simulator_client(loop, *params, model.simulator_profile, model.simulator_delay_ms,
-                                        model.simulator_lean, model.simulator_policy);
+                                        model.simulator_lean, model.simulator_policy, served);
       if (!made) return Error{fmt::format("model {}: {}", model.name, made.error().message)};
       client = std::move(*made);
       backends.simulated = true;

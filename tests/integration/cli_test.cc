@@ -239,6 +239,15 @@ TEST(Cli, TrainUdpoWritesACurveCheckpointsAndAPolicyThatARunReads) {
                                     "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\n");
   const auto evaluated = run_parley({"run", "eval.yaml", "--out", "ev", "--quiet"}, dir);
   EXPECT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  // A policy trained for other agents is an error, not silently unused.
+  write_file(dir / "renamed.yaml", "models:\n  - {name: sim, backend: simulator, policy: tr/policy.json}\n"
+                                   "agents:\n  - {name: b1, model: sim}\n  - {name: b2, model: sim}\n"
+                                   "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate, agents: 2}\n");
+  const auto renamed = run_parley({"run", "renamed.yaml", "--out", "rn", "--quiet"}, dir);
+  EXPECT_NE(renamed.exit_code, 0);
+  EXPECT_NE(renamed.err.find("the policy is for agent 'a1', which this model does not serve (its agents: b1, b2)"),
+            std::string::npos)
+      << renamed.err;
 
   // Errors: no training section; a non-simulator debater; a bad training key.
   write_file(dir / "none.yaml", "models:\n  - {name: sim, backend: simulator}\n" + agents +

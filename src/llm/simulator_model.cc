@@ -169,7 +169,29 @@ Decision decide_adversary(const SimulatorParams& params, const Annotations& note
   const double mean = params.adversary_confidence_mean;
   d.confidence = round_percent(
       rng.beta(mean * params.confidence_concentration, (1.0 - mean) * params.confidence_concentration));
-  if (turn_model(note) == TurnModel::kRevise) d.previous = note.own_previous.value_or(d.answer);
+  if (turn_model(note) != TurnModel::kRevise) return d;
+  d.previous = note.own_previous.value_or(d.answer);
+  if (!d.previous.empty() && d.previous != d.answer) {
+    d.answer = d.previous;  // (26b) it yielded in an earlier round and does not go back
+  } else if (!note.shown.empty()) {
+    // (26b) It yields to the plurality of what it was shown, when that is not its own answer,
+    // with probability adversary_yield × the plurality's share of the shown peers.
+    std::map<std::string_view, int> shown_by;
+    for (const PeerView& peer : note.shown)
+      if (!peer.answer.empty()) ++shown_by[peer.answer];
+    const auto plurality = std::max_element(shown_by.begin(), shown_by.end(),
+                                            [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (plurality != shown_by.end() && plurality->first != d.answer) {
+      const double share = plurality->second / static_cast<double>(note.shown.size());
+      if (rng.uniform() < params.adversary_yield * share) {
+        d.answer = std::string(plurality->first);
+        d.switched = true;
+        for (const PeerView& peer : note.shown)  // the first shown holder, as the prompt named it
+          if (peer.answer == d.answer && d.persuader.empty()) d.persuader = peer.label.empty() ? peer.agent : peer.label;
+      }
+    }
+  }
+  d.correct = matches_gold(*note.task, d.answer);
   return d;
 }
 

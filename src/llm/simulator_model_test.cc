@@ -133,6 +133,69 @@ TEST(SimulatorModelTest, ACompromisedAgentHoldsTheAttractorConfidentlyWhateverIt
   EXPECT_NEAR(confidence / turns, 0.92, 0.02);
 }
 
+// Eq. (26b): with adversary_yield y the adversary adopts the plurality of what it was shown, when
+// that is not its own answer, with probability y × the plurality's share of the shown peers; once
+// it has yielded it holds the yielded answer. y = 0 (shipped) is the never-yielding adversary.
+TEST(SimulatorModelTest, ACompromisedAgentYieldsToThePluralityItIsShownWithProbabilityYieldTimesShare) {
+  SimulatorParams yielding = params();
+  yielding.adversary_yield = 0.6;
+  int yielded = 0, yielded_to_two = 0;
+  constexpr int kDraws = 4000;
+  for (int i = 0; i < kDraws; ++i) {
+    const auto task = choice_task(i);
+    const TaskLatents latents = task_latents(yielding, *task);
+    const std::string attractor = latents.answers.wrong.front();
+    Annotations note;
+    note.task = task;
+    note.seed = 11;
+    note.agent = "a5";
+    note.round = 1;
+    note.turn = "revise";
+    note.compromised = true;
+    note.own_previous = attractor;
+    // Three of four shown peers state the gold: the plurality's share is 3/4.
+    note.shown = {{"a1", task->answer, 0.9}, {"a2", task->answer, 0.9}, {"a3", attractor, 0.9},
+                  {"a4", task->answer, 0.9}};
+    const Decision d = decide(yielding, profile("default"), note, 0.7, latents);
+    EXPECT_EQ(d.previous, attractor);
+    EXPECT_EQ(d.switched, d.answer != attractor);
+    if (d.switched) {
+      EXPECT_EQ(d.answer, task->answer);
+      EXPECT_TRUE(d.correct);
+      EXPECT_EQ(d.persuader, "a1");
+      ++yielded;
+    }
+    // Half the shown peers on the gold, half on a third answer: a tie, broken by answer order;
+    // either way the share is 1/2.
+    std::string third;  // a wrong answer that is not the attractor
+    for (const char* letter : {"A", "B", "C", "D"})
+      if (third.empty() && letter != task->answer && letter != attractor) third = letter;
+    note.shown = {{"a1", task->answer, 0.9}, {"a2", third, 0.9}};
+    yielded_to_two += decide(yielding, profile("default"), note, 0.7, latents).switched;
+    // Shown only its own answer, it has nothing to yield to.
+    note.shown = {{"a1", attractor, 0.9}};
+    EXPECT_FALSE(decide(yielding, profile("default"), note, 0.7, latents).switched);
+    // Having yielded, it holds the yielded answer whatever it is shown.
+    note.own_previous = task->answer;
+    note.shown = {{"a1", attractor, 0.99}, {"a2", attractor, 0.99}};
+    const Decision held = decide(yielding, profile("default"), note, 0.7, latents);
+    EXPECT_EQ(held.answer, task->answer);
+    EXPECT_FALSE(held.switched);
+  }
+  // Binomial(4000, 0.45): sd 31; (4000, 0.3): sd 29.
+  EXPECT_NEAR(yielded, kDraws * 0.6 * 0.75, 4 * 31);
+  EXPECT_NEAR(yielded_to_two, kDraws * 0.6 * 0.5, 4 * 29);
+  // Shipped: never.
+  const auto task = choice_task(0);
+  Annotations note;
+  note.task = task;
+  note.round = 1;
+  note.turn = "revise";
+  note.compromised = true;
+  note.shown = {{"a1", task->answer, 0.99}};
+  EXPECT_FALSE(decide(params(), profile("default"), note, 0.7, task_latents(params(), *task)).switched);
+}
+
 TEST(SimulatorModelTest, ConfidentCorrectPeersUsuallyPersuadeAWrongAgent) {
   int switched_to_gold = 0;
   for (int i = 0; i < kTasks; ++i) {

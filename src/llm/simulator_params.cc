@@ -59,6 +59,7 @@ const NumberField<SimulatorParams> kGlobalFields[] = {
     {"judge_bias", &SimulatorParams::judge_bias, -kInf, kInf},
     {"negative_dissent", &SimulatorParams::negative_dissent, 0.0, 1.0},
     {"adversary_confidence_mean", &SimulatorParams::adversary_confidence_mean, 0.01, 0.99},
+    {"adversary_yield", &SimulatorParams::adversary_yield, 0.0, 1.0},
     {"critique_hesitation_width", &SimulatorParams::critique_hesitation_width, 1e-3, kInf},
     {"critique_hesitation_noise", &SimulatorParams::critique_hesitation_noise, 0.0, kInf},
     {"critique_confidence_base", &SimulatorParams::critique_confidence_base, 0.0, 1.0},

@@ -78,6 +78,9 @@ struct SimulatorParams {
   // A compromised agent (docs/simulator.md, "Compromised agents"; UDPO §3.1): the mean of its
   // stated confidence in the wrong answer it argues.
   double adversary_confidence_mean = 0.92;
+  // Its chance per revision of yielding to the plurality it was shown, times that plurality's
+  // share of the shown peers (eq. 26b); once yielded, it holds the yielded answer.
+  double adversary_yield = 0.0;
   // iMAD's self-critique (docs/simulator.md, "Self-critique", eqs. 13–16).
   double critique_hesitation_width = 2.0;   // w: hesitation h = exp(−z²/2w²) + noise, eq. (13)
   double critique_hesitation_noise = 0.15;  // sd of that noise

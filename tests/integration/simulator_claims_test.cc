@@ -11,6 +11,7 @@
 
 #include "integration/cli_support.h"
 #include "parley/config.h"
+#include "parley/diagnosis.h"
 #include "parley/protocol.h"
 #include "parley/runner.h"
 #include "parley/store.h"
@@ -120,6 +121,36 @@ TEST(SimulatorClaims, AccuracyFallsAsMoreDebatersAreCompromised) {
     }
     EXPECT_EQ(events, m == 0 ? 0 : 1) << t.protocol;
   }
+}
+
+// UDPO App. C.3, Table 6 under the simulator's never-yielding adversary (SIMULATED;
+// docs/protocols.md, "UDPO on the simulator"): with one of five debaters compromised, U still
+// separates failed from successful debates with a large effect, but for U_inter and U_sys the
+// sign is the paper's reversed — a debate the honest agents win keeps its dissenter, one they
+// lose ends unanimous on the adversary's answer — while U_intra keeps the paper's sign.
+TEST(SimulatorClaims, UnderAttackUSeparatesFailuresWithUSysSignReversed) {
+  const auto dir = scratch_dir("simulator-attack-diagnosis");
+  std::string agents;
+  for (int i = 1; i <= 5; ++i) agents += "  - {name: a" + std::to_string(i) + ", model: sim, temperature: 0.7}\n";
+  write_file(dir / "exp.yaml",
+             "models:\n  - {name: sim, backend: simulator}\nagents:\n" + agents +
+                 "dataset: {path: " + (source_dir() / "examples/data/mc-sample.jsonl").string() + "}\n"
+                 "protocols:\n  - {name: debate, label: m1, agents: 5, rounds: 5, compromised: 1}\nseeds: [1, 2, 3]\n");
+  auto config = load_experiment(dir / "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  const auto run = run_stored(*config, dir / "out");
+  ASSERT_TRUE(run);
+  const auto diagnosis = diagnose(run->transcripts, {"m1"}, {});
+  ASSERT_TRUE(diagnosis) << diagnosis.error().message;
+  const ProtocolDiagnosis& m1 = diagnosis->protocols.at(0);
+  std::map<std::string, double> d;
+  for (const FailureSeparation& s : m1.separation) d[s.metric] = s.cohens_d.value();
+  EXPECT_GT(d["u_intra"], 0.5);   // failures flip more: the paper's sign
+  EXPECT_LT(d["u_inter"], -0.8);  // reversed, large
+  EXPECT_LT(d["u_sys"], -0.8);    // reversed, large
+  const auto& r = m1.correlations.cells;
+  EXPECT_GT(r[2][3].value().r, 0.5) << "r(U_sys, correct)";
+  EXPECT_LT(r[0][3].value().r, 0.0) << "r(U_intra, correct)";
 }
 
 // Every registered protocol, with its defaults and a separate judge model, runs to completion on

@@ -36,12 +36,12 @@ struct ExportOptions {
   ReplayOptions replay;                              // ε_p, η, β_IS of eq. (15)
 };
 
-// A batch: one protocol's exported debates that seat the same agents in the same order. The
-// profile, the Cohen's d bases, the advantages' baselines and the replay distribution are each
-// computed over one batch.
+// A batch: one protocol's exported debates that seat the same agents (in any order). The profile,
+// the Cohen's d bases, the advantages' baselines and the replay distribution are each computed
+// over one batch.
 struct ExportBatch {
   std::string protocol;
-  std::vector<std::string> agents;
+  std::vector<std::string> agents;  // in the order of the batch's first debate
   std::size_t debates = 0;
   BaseCoefficients bases;
   std::vector<AgentCoefficients> coefficients;  // by agent, as `agents`

@@ -4,6 +4,7 @@
 #include "parley/rl_export.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -128,19 +129,52 @@ std::optional<double> failure_effect(const std::vector<const ExportedDebate*>& b
   return cohens_d(failed, succeeded);
 }
 
+// Phase 1 of App. A.2 over the batch, for agents seated in any order: warmup_profile() of each
+// debate alone, in that debate's own agent order (the vote's tie rule reads agents in it, as the
+// run did), each agent's quantities then averaged by name over the debates that define them -
+// which is warmup_profile() of the whole batch when every debate seats the agents in one order.
+std::vector<AgentProfile> batch_profile(const std::vector<const ExportedDebate*>& batch,
+                                        const std::vector<std::string>& agents, const ProfileOptions& options) {
+  using Share = std::optional<double> AgentProfile::*;
+  constexpr Share kShares[] = {&AgentProfile::u_intra, &AgentProfile::u_inter, &AgentProfile::loo_instability,
+                               &AgentProfile::u_sys};
+  std::vector<std::array<double, 4>> sums(agents.size(), {0, 0, 0, 0});
+  std::vector<std::array<int, 4>> counts(agents.size(), {0, 0, 0, 0});
+  for (const ExportedDebate* debate : batch) {
+    for (const AgentProfile& one : warmup_profile(std::span(&debate->trajectory, 1), options)) {
+      const auto i = static_cast<std::size_t>(std::find(agents.begin(), agents.end(), one.agent) - agents.begin());
+      for (std::size_t q = 0; q < 4; ++q) {
+        if (!(one.*kShares[q])) continue;
+        sums[i][q] += *(one.*kShares[q]);
+        ++counts[i][q];
+      }
+    }
+  }
+  std::vector<AgentProfile> profiles;
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    AgentProfile& profile = profiles.emplace_back();
+    profile.agent = agents[i];
+    for (std::size_t q = 0; q < 4; ++q)
+      if (counts[i][q] > 0) profile.*kShares[q] = sums[i][q] / counts[i][q];
+  }
+  return profiles;
+}
+
 // Every line of one batch, appended to `out`.
 void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportOptions& options, ExportBatch& summary,
                   std::vector<std::string>& out) {
+  // The batch's agents in the first debate's order; each debate's lines follow its own order.
   const std::vector<std::string>& agents = batch.front()->trajectory.agents();
+  auto index_of = [&](const std::string& agent) {
+    return static_cast<std::size_t>(std::find(agents.begin(), agents.end(), agent) - agents.begin());
+  };
   const DebateMetricsOptions metrics{.u_intra_lambda = options.u_intra_lambda,
                                      .answer_type = task_of(*batch.front()->transcript).answer_type};
   std::vector<UncertaintyMetrics> uncertainty;
-  std::vector<AnswerTrajectory> trajectories;
   for (const ExportedDebate* d : batch) {
     DebateMetricsOptions own = metrics;
     own.answer_type = task_of(*d->transcript).answer_type;
     uncertainty.push_back(uncertainty_metrics(d->trajectory, own));
-    trajectories.push_back(d->trajectory);
   }
 
   // App. A.2 over the batch itself: the bases (U-8), the profile (phase 1), eqs. (10)–(14).
@@ -152,7 +186,7 @@ void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportO
   }
   const BaseCoefficients bases = base_coefficients(d, options.lambda_base, options.eta_base);
   const std::vector<AgentProfile> profiles =
-      warmup_profile(trajectories, ProfileOptions{.metrics = metrics, .system = options.system_profile});
+      batch_profile(batch, agents, ProfileOptions{.metrics = metrics, .system = options.system_profile});
   std::vector<AgentCoefficients> coefficients;
   for (AgentProfile profile : profiles) {
     // A share undefined over the whole batch (one round has no flips) counts as 0, as in the
@@ -163,7 +197,7 @@ void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportO
   }
 
   // Eq. (4) per agent and debate; Algorithm 1 line 14 per agent over the batch; eq. (15) per debate.
-  std::vector<std::vector<AgentReward>> rewards(agents.size());  // [agent][debate]
+  std::vector<std::vector<AgentReward>> rewards(agents.size());  // [agent, in `agents`][debate]
   std::vector<std::vector<double>> advantage(agents.size());
   for (std::size_t i = 0; i < agents.size(); ++i) {
     std::vector<double> totals;
@@ -188,7 +222,8 @@ void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportO
     const ExportedDebate& debate = *batch[k];
     const Transcript& t = *debate.transcript;
     const TrajectoryRewards& r = debate.rewards;
-    for (std::size_t i = 0; i < agents.size(); ++i) {
+    for (const std::string& agent : debate.trajectory.agents()) {
+      const std::size_t i = index_of(agent);
       const AgentReward& reward = rewards[i][k];
       const AgentCoefficients& c = coefficients[i];
       // The fields every line of this (debate, agent) shares, after its own.
@@ -209,7 +244,6 @@ void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportO
       shared["replay"] =
           Json{{"uncertainty", priority[k]}, {"probability", probability[k]}, {"importance_weight", weight[k]}};
 
-      const std::string& agent = agents[i];
       Json head{{"task_id", t.task_id},
                 {"protocol", t.protocol},
                 {"seed", t.seed},
@@ -307,12 +341,17 @@ Result<RlExport> export_checked(std::span<const Transcript> transcripts, const E
   }
   if (debates.empty()) return Error{fmt::format("none of the {} debates to export completed", chosen.size())};
 
-  // Batches: per protocol, the debates seating the same agents in the same order, in run order.
+  // Batches: per protocol, the debates seating the same agents (in whatever order: a protocol may
+  // draw its speaking order per debate), in run order.
+  auto seated = [](const ExportedDebate& d) {
+    std::vector<std::string> names = d.trajectory.agents();
+    std::sort(names.begin(), names.end());
+    return names;
+  };
   std::vector<std::vector<const ExportedDebate*>> batches;
   for (const ExportedDebate& d : debates) {
     auto same = std::find_if(batches.begin(), batches.end(), [&](const auto& b) {
-      return b.front()->transcript->protocol == d.transcript->protocol &&
-             b.front()->trajectory.agents() == d.trajectory.agents();
+      return b.front()->transcript->protocol == d.transcript->protocol && seated(*b.front()) == seated(d);
     });
     if (same == batches.end()) {
       batches.push_back({&d});

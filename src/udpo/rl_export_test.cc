@@ -323,6 +323,32 @@ TEST(RlExport, DebatesSeatingOtherAgentsAreABatchOfTheirOwn) {
   EXPECT_NEAR(Json::parse(e.lines[0])["advantage"].get<double>(), advantage(0, 0), 1e-12);
 }
 
+// wr, cr and ra_cr draw the speaking order per debate: a batch is the set of agents. q2 with a3
+// speaking first in every round has no vote tie to break, so every number stays as worked out.
+TEST(RlExport, ABatchIsTheSetOfAgentsWhateverTheirOrder) {
+  auto run = hand_built_run();
+  run[1] = HandDebate("q2", "debate")
+               .compromised("a3")
+               .call("a3", 0, "B").call("a1", 0, "A").call("a2", 0, "B")
+               .call("a3", 1, "B").call("a1", 1, "A").call("a2", 1, std::nullopt).call("a2", 1, "A", 0.8, "reask", 5)
+               .call("a3", 2, "A").call("a1", 2, "A").call("a2", 2, "A")
+               .done("A");
+  const RlExport e = exported({}, run);
+  ASSERT_EQ(e.batches.size(), 2u);
+  EXPECT_EQ(e.batches[0].agents, (std::vector<std::string>{"a1", "a2", "a3"}));
+  const auto lines = lines_of(e);
+  ASSERT_EQ(lines.size(), 10u);
+  const char* order[3] = {"a3", "a1", "a2"};  // q2's lines follow its own order
+  for (int j = 0; j < 3; ++j) {
+    const Json& line = lines[static_cast<std::size_t>(3 + j)];
+    const int i = order[j][1] - '1';
+    EXPECT_EQ(line["agent"], order[j]);
+    EXPECT_NEAR(line["coefficients"]["beta"].get<double>(), kCoefficients[i].beta, 1e-12);
+    EXPECT_NEAR(line["reward"].get<double>(), kReward[1][i], 1e-12);
+    EXPECT_NEAR(line["advantage"].get<double>(), advantage(1, i), 1e-12);
+  }
+}
+
 TEST(RlExport, RefusalsSayWhyAndExportNothing) {
   auto message = [](std::vector<Transcript> run, const ExportOptions& options = {}) {
     auto e = export_rl(run, options);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -138,12 +139,13 @@ std::vector<AgentProfile> batch_profile(const std::vector<const ExportedDebate*>
   using Share = std::optional<double> AgentProfile::*;
   constexpr Share kShares[] = {&AgentProfile::u_intra, &AgentProfile::u_inter, &AgentProfile::loo_instability,
                                &AgentProfile::u_sys};
-  std::vector<std::array<double, 4>> sums(agents.size(), {0, 0, 0, 0});
-  std::vector<std::array<int, 4>> counts(agents.size(), {0, 0, 0, 0});
+  constexpr std::size_t kCount = std::size(kShares);
+  std::vector<std::array<double, kCount>> sums(agents.size(), std::array<double, kCount>{});
+  std::vector<std::array<int, kCount>> counts(agents.size(), std::array<int, kCount>{});
   for (const ExportedDebate* debate : batch) {
     for (const AgentProfile& one : warmup_profile(std::span(&debate->trajectory, 1), options)) {
       const auto i = static_cast<std::size_t>(std::find(agents.begin(), agents.end(), one.agent) - agents.begin());
-      for (std::size_t q = 0; q < 4; ++q) {
+      for (std::size_t q = 0; q < kCount; ++q) {
         if (!(one.*kShares[q])) continue;
         sums[i][q] += *(one.*kShares[q]);
         ++counts[i][q];
@@ -154,7 +156,7 @@ std::vector<AgentProfile> batch_profile(const std::vector<const ExportedDebate*>
   for (std::size_t i = 0; i < agents.size(); ++i) {
     AgentProfile& profile = profiles.emplace_back();
     profile.agent = agents[i];
-    for (std::size_t q = 0; q < 4; ++q)
+    for (std::size_t q = 0; q < kCount; ++q)
       if (counts[i][q] > 0) profile.*kShares[q] = sums[i][q] / counts[i][q];
   }
   return profiles;

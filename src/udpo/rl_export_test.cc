@@ -105,6 +105,15 @@ TEST(RlExport, TrajectoryLinesMatchTheHandArithmetic) {
   EXPECT_EQ(e.batches[0].protocol, "debate");
   EXPECT_EQ(e.batches[0].debates, 3u);
   EXPECT_EQ(e.batches[0].bases.rule, BaseRule::kEqual);
+  EXPECT_EQ(e.batches[0].agents, (std::vector<std::string>{"a1", "a2", "a3"}));
+  ASSERT_EQ(e.batches[0].coefficients.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(e.batches[0].coefficients[i].alpha, kCoefficients[i].alpha, 1e-12);
+    EXPECT_NEAR(e.batches[0].coefficients[i].beta, kCoefficients[i].beta, 1e-12);
+    EXPECT_NEAR(e.batches[0].coefficients[i].gamma, kCoefficients[i].gamma, 1e-12);
+    EXPECT_NEAR(e.batches[0].coefficients[i].lambda, kCoefficients[i].lambda, 1e-12);
+    EXPECT_NEAR(e.batches[0].coefficients[i].eta, kCoefficients[i].eta, 1e-12);
+  }
   const auto lines = lines_of(e);
   ASSERT_EQ(lines.size(), 10u);  // 3 debates × 3 agents, and single's one
   const double rewards[3][3] = {{1, 1, 1}, {2.0 / 3, 5.0 / 9, 1}, {2.0 / 3, 2.0 / 9, kS}};
@@ -222,6 +231,10 @@ TEST(RlExport, TurnLinesArePromptCompletionPairsWithTheRebuiltPrompts) {
     EXPECT_EQ(line["completion"], Json::array({{{"role", "assistant"}, {"content", call.text}}}));
     EXPECT_EQ(line["agent"], call.agent);
     EXPECT_EQ(line["round"], call.round);
+    // The turn's parsed answer and confidence: its reply's (q2's a2 in round 1: the re-ask's A).
+    EXPECT_EQ(line["answer"], call.answer ? Json(*call.answer) : Json(nullptr));
+    EXPECT_EQ(line["confidence"], call.confidence ? Json(*call.confidence) : Json(nullptr));
+    ASSERT_TRUE(call.answer);  // every turn of the hand-built run ends parsed
     // A re-ask is its turn's reply, named by the turn's role.
     EXPECT_EQ(line["role"], call.repeats ? t->messages[static_cast<std::size_t>(*call.repeats)].role : call.role);
     // The reward fields are the trajectory line's of the same (debate, agent).
@@ -235,6 +248,8 @@ TEST(RlExport, TurnLinesArePromptCompletionPairsWithTheRebuiltPrompts) {
   }
   EXPECT_EQ(turns[13]["call"], 5);  // q2 (lines 9..17): a1 r0-r2, then a2's round-1 turn's reply
   EXPECT_EQ(turns[13]["role"], "revise");
+  EXPECT_EQ(turns[13]["answer"], "A");
+  EXPECT_EQ(turns[12]["answer"], "B");  // a2's round-0 turn
   EXPECT_EQ(turns[13]["prompt"].size(), 6u);
 }
 

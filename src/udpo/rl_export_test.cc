@@ -364,6 +364,35 @@ TEST(RlExport, ABatchIsTheSetOfAgentsWhateverTheirOrder) {
   }
 }
 
+// The answers of a number task compare within its tolerance, as the run compared them.
+TEST(RlExport, ANumberTaskIsComparedWithinItsTolerance) {
+  Transcript t = HandDebate("n1", "single").call("a1", 0, "10.3").done("10.3");
+  t.gold = "10";
+  t.answer_type = AnswerType::kNumber;
+  t.tolerance = 0.5;
+  EXPECT_EQ(Json::parse(exported({}, {t}).lines[0])["rewards"]["task"], 1.0);
+  t.tolerance.reset();  // the default: equal within a relative 1e-6
+  EXPECT_EQ(Json::parse(exported({}, {t}).lines[0])["rewards"]["task"], 0.0);
+}
+
+// Text is written as UTF-8, not as \u escapes, in both kinds of line; an attack event whose
+// detail is not the JSON it should be marks no seat (and does not stop the export).
+TEST(RlExport, TextStaysUtf8AndAMalformedAttackEventMarksNoSeat) {
+  Transcript t = HandDebate("q\u00e9", "single").call("a1", 0, "A").done("A");
+  t.messages[0].text = "Caf\u00e9 \u2014 Answer: A";
+  t.events.push_back({0, "attack", "{not json"});
+  t.events.push_back({0, "attack", R"({"compromised": "a1"})"});
+  ExportOptions turn;
+  turn.unit = ExportUnit::kTurn;
+  for (const ExportOptions& options : {ExportOptions{}, turn}) {
+    const RlExport e = exported(options, {t});
+    ASSERT_EQ(e.lines.size(), 1u);
+    EXPECT_NE(e.lines[0].find("Caf\u00e9 \u2014 Answer: A"), std::string::npos) << e.lines[0];
+    EXPECT_NE(e.lines[0].find("\"task_id\":\"q\u00e9\""), std::string::npos) << e.lines[0];
+    EXPECT_EQ(Json::parse(e.lines[0])["compromised"], false);
+  }
+}
+
 TEST(RlExport, RefusalsSayWhyAndExportNothing) {
   auto message = [](std::vector<Transcript> run, const ExportOptions& options = {}) {
     auto e = export_rl(run, options);

@@ -262,6 +262,10 @@ class Debate {
   };
   Issued issue(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                const std::string& turn, std::optional<std::size_t> repeats, Batch* batch);
+  // Stores in `record`, the next call's, the messages `prompt` it is sent, as the suffix of the
+  // most recent earlier prompt of its agent that `prompt` extends (MessageRecord::prompt), and
+  // keeps the whole prompt in sent_ for the calls after it.
+  void record_prompt(MessageRecord& record, const std::vector<ChatMessage>& prompt);
   Call complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse_answer,
                 std::size_t slot, std::int64_t reservation, ChatResult result);
   // A turn's call and its re-asks; the first call joins `batch` when given.
@@ -291,6 +295,9 @@ class Debate {
   IssueOrder issue_order_;
   std::unique_ptr<Rng> rng_;
   Transcript transcript_;
+  // The whole prompt of each call, by its place in transcript_.messages (empty for an embedding
+  // call): what record_prompt finds a new prompt's prefix in. The texts are shared, not copied.
+  std::vector<std::vector<ChatMessage>> sent_;
   std::optional<std::int64_t> budget_remaining_;
   std::vector<std::pair<std::string, Answer>> latest_;
   std::size_t pool_seated_ = 0;        // pool agents handed out by agents() so far

@@ -16,6 +16,7 @@ namespace parley {
 enum class AnswerType { kChoice, kNumber, kText, kForecast, kLabel };
 
 const char* answer_type_name(AnswerType type);  // "choice" | "number" | "text" | "forecast" | "label"
+std::optional<AnswerType> parse_answer_type(std::string_view name);  // the inverse; nullopt for another word
 
 class LabelSet;
 class EvidenceIndex;

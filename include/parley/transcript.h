@@ -2,7 +2,8 @@
 // Transcript: the full record of one debate (one task × protocol × seed): every LLM call with
 // its tokens, text and parsed answer, every controller event, and the outcome. Produced by the
 // protocol base (protocol.h), stored by the Store, exported as one JSONL line, read back by
-// the report. Plain values.
+// the report. Plain values. Each call records the messages it was sent as a suffix of an earlier
+// call's (prompt_extends, prompt); rebuild_prompt() puts a call's whole prompt back together.
 
 #include <cstdint>
 #include <map>
@@ -10,6 +11,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "parley/chat.h"
+#include "parley/result.h"
+#include "parley/task.h"
 
 namespace parley {
 
@@ -42,6 +47,13 @@ struct MessageRecord {
   std::vector<std::string> shown;
   // What parley did not take from the server's reply as sent (ChatResponse::warnings).
   std::vector<std::string> warnings;
+  // The messages the call was sent (system message included), stored append-only: the id of the
+  // most recent earlier call of the same agent whose whole prompt is a prefix of this one's (an
+  // agent's conversation grows by appending), and the messages after that prefix — the whole
+  // prompt when there is no such call. No prompt for an embedding call, nor in a transcript
+  // written before prompts were stored. rebuild_prompt() gives the whole prompt back.
+  std::optional<int> prompt_extends;
+  std::optional<std::vector<ChatMessage>> prompt;
 };
 
 // Whether a call of this role is an agent's own answer to the task ("answer-bearing"), which
@@ -71,6 +83,10 @@ struct Transcript {
   std::string protocol;  // protocol label from the experiment file
   std::uint64_t seed = 0;
   std::string gold;
+  // How the task's answers compare (Task::answer_type, Task::tolerance), so that a reader of the
+  // stored run can compare them as the run did. Absent in transcripts of older parleys.
+  std::optional<AnswerType> answer_type;
+  std::optional<double> tolerance;
   std::optional<std::string> final_answer;
   bool correct = false;
   DebateStatus status = DebateStatus::kCompleted;
@@ -90,5 +106,15 @@ struct Transcript {
   bool unparsed() const { return !final_answer.has_value(); }
   double wall_ms = 0.0;       // measured wall time of the debate (not reproducible)
 };
+
+// The whole prompt call `id` of `transcript` was sent: the prompts of the chain of calls its
+// `prompt_extends` names, oldest first, each call's own `prompt` appended. An Error, naming the
+// call, when a call of the chain has no stored prompt, or names a call that does not exist
+// (dangling) or is not earlier than itself (which a cycle needs).
+Result<std::vector<ChatMessage>> rebuild_prompt(const Transcript& transcript, int id);
+
+// Whether every answer-bearing, judging or summarising call (every call but embeddings) of the
+// transcript has its prompt stored.
+bool has_prompts(const Transcript& transcript);
 
 }  // namespace parley

@@ -1,5 +1,5 @@
 // parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et,
-// judge-reliability, maci-bins, diagnose, train-udpo. Uses only the public API in include/parley/.
+// judge-reliability, maci-bins, diagnose, train-udpo, export-rl. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
 // 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/diagnose_command.h"
+#include "cli/export_command.h"
 #include "cli/udpo_commands.h"
 #include "cli/heap.h"
 #include "cli/output.h"
@@ -355,6 +356,8 @@ int main_impl(int argc, char** argv) {
   add_diagnose_command(app, diagnose);
   UdpoCommands udpo;
   add_udpo_commands(app, udpo);
+  ExportRlCommand export_rl;
+  add_export_rl_command(app, export_rl);
 
   try {
     app.parse(argc, argv);
@@ -372,6 +375,7 @@ int main_impl(int argc, char** argv) {
   if (maci.bins->parsed()) return command_maci_bins(maci);
   if (diagnose.command->parsed()) return command_diagnose(diagnose);
   if (udpo.train->parsed()) return command_train_udpo(udpo);
+  if (export_rl.command->parsed()) return command_export_rl(export_rl);
   return kExitUsage;
 }
 

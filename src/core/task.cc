@@ -13,6 +13,14 @@ const char* answer_type_name(AnswerType type) {
   return "text";
 }
 
+std::optional<AnswerType> parse_answer_type(std::string_view name) {
+  for (AnswerType type : {AnswerType::kChoice, AnswerType::kNumber, AnswerType::kText, AnswerType::kForecast,
+                          AnswerType::kLabel}) {
+    if (name == answer_type_name(type)) return type;
+  }
+  return std::nullopt;
+}
+
 std::string option_letter(std::size_t index) {
   // A..Z, then AA, AB, ... for unusually long option lists.
   std::string out;

@@ -1,6 +1,8 @@
 #include "parley/transcript.h"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -71,6 +73,47 @@ double Transcript::latency_ms() const {
     total += slowest;
   }
   return total;
+}
+
+Result<std::vector<ChatMessage>> rebuild_prompt(const Transcript& transcript, int id) {
+  const auto& calls = transcript.messages;
+  auto call_at = [&](int at) -> const MessageRecord* {
+    if (at < 0 || static_cast<std::size_t>(at) >= calls.size() || calls[static_cast<std::size_t>(at)].id != at)
+      return nullptr;
+    return &calls[static_cast<std::size_t>(at)];
+  };
+  const MessageRecord* call = call_at(id);
+  if (call == nullptr) return Error{fmt::format("no call {} in the transcript", id)};
+  // The chain from `id` back to a call that extends none; each link strictly earlier, so it ends.
+  std::vector<const MessageRecord*> chain;
+  for (;;) {
+    if (!call->prompt) return Error{fmt::format("call {} has no stored prompt", call->id)};
+    chain.push_back(call);
+    if (!call->prompt_extends) break;
+    const int extended = *call->prompt_extends;
+    const MessageRecord* earlier = call_at(extended);
+    if (earlier == nullptr) {
+      return Error{fmt::format("call {}'s prompt_extends names call {}, which is not in the transcript", call->id,
+                               extended)};
+    }
+    if (extended >= call->id) {
+      return Error{fmt::format("call {}'s prompt_extends names call {}, which is not an earlier call (a cycle)",
+                               call->id, extended)};
+    }
+    call = earlier;
+  }
+  std::vector<ChatMessage> prompt;
+  std::size_t size = 0;
+  for (const MessageRecord* link : chain) size += link->prompt->size();
+  prompt.reserve(size);
+  for (auto link = chain.rbegin(); link != chain.rend(); ++link)
+    prompt.insert(prompt.end(), (*link)->prompt->begin(), (*link)->prompt->end());
+  return prompt;
+}
+
+bool has_prompts(const Transcript& transcript) {
+  return std::all_of(transcript.messages.begin(), transcript.messages.end(),
+                     [](const MessageRecord& m) { return m.role == "embedding" || m.prompt.has_value(); });
 }
 
 }  // namespace parley

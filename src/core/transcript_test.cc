@@ -59,5 +59,64 @@ TEST(TranscriptTokens, PromptAndCompletionTokensAreSummedOverEveryCall) {
   EXPECT_EQ(Transcript().prompt_tokens(), 0);
 }
 
+// Calls 0 (a1), 1 (a2), 2 (a1, extends 0), 3 (a1, extends 2), each prompt its own words.
+Transcript conversation() {
+  Transcript t;
+  auto call = [&](const char* agent, std::optional<int> extends, std::vector<ChatMessage> prompt) {
+    MessageRecord m;
+    m.id = static_cast<int>(t.messages.size());
+    m.agent = agent;
+    m.prompt_extends = extends;
+    m.prompt = std::move(prompt);
+    t.messages.push_back(std::move(m));
+  };
+  call("a1", std::nullopt, {{"system", "S"}, {"user", "Q"}});
+  call("a2", std::nullopt, {{"user", "Q"}});
+  call("a1", 0, {{"assistant", "A0"}, {"user", "peers"}});
+  call("a1", 2, {{"assistant", "A1"}, {"user", "peers again"}});
+  return t;
+}
+
+std::string joined(const std::vector<ChatMessage>& prompt) {
+  std::string out;
+  for (const auto& m : prompt) out += m.role + "=" + m.content.str() + ";";
+  return out;
+}
+
+TEST(RebuildPrompt, FollowsTheChainOldestFirst) {
+  const Transcript t = conversation();
+  EXPECT_EQ(joined(*rebuild_prompt(t, 0)), "system=S;user=Q;");
+  EXPECT_EQ(joined(*rebuild_prompt(t, 1)), "user=Q;");
+  EXPECT_EQ(joined(*rebuild_prompt(t, 3)), "system=S;user=Q;assistant=A0;user=peers;assistant=A1;user=peers again;");
+  EXPECT_TRUE(has_prompts(t));
+}
+
+TEST(RebuildPrompt, DanglingCyclicAndMissingLinksAreErrorsNamingTheCall) {
+  auto message_of = [](const Transcript& t, int id) {
+    auto r = rebuild_prompt(t, id);
+    EXPECT_FALSE(r);
+    return r ? std::string() : r.error().message;
+  };
+  Transcript t = conversation();
+  t.messages[2].prompt_extends = 9;
+  EXPECT_EQ(message_of(t, 3), "call 2's prompt_extends names call 9, which is not in the transcript");
+  t.messages[2].prompt_extends = -1;
+  EXPECT_EQ(message_of(t, 2), "call 2's prompt_extends names call -1, which is not in the transcript");
+  t.messages[2].prompt_extends = 3;  // 2 -> 3 -> 2 -> ...
+  EXPECT_EQ(message_of(t, 3), "call 2's prompt_extends names call 3, which is not an earlier call (a cycle)");
+  t.messages[2].prompt_extends = 2;
+  EXPECT_EQ(message_of(t, 2), "call 2's prompt_extends names call 2, which is not an earlier call (a cycle)");
+  t = conversation();
+  t.messages[0].prompt.reset();
+  EXPECT_EQ(message_of(t, 3), "call 0 has no stored prompt");
+  EXPECT_FALSE(has_prompts(t));
+  t.messages[0].role = "embedding";  // embeddings have none, and need none
+  EXPECT_TRUE(has_prompts(t));
+  EXPECT_EQ(message_of(t, 4), "no call 4 in the transcript");
+  EXPECT_EQ(message_of(t, -1), "no call -1 in the transcript");
+  t.messages[1].id = 7;  // ids are positions
+  EXPECT_EQ(message_of(t, 1), "no call 1 in the transcript");
+}
+
 }  // namespace
 }  // namespace parley

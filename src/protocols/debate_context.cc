@@ -34,6 +34,19 @@ std::int64_t reserved_prompt_tokens(const std::vector<ChatMessage>& messages) {
   return total;
 }
 
+// Whether `prefix` is where `prompt` starts: the same messages, the same text (the same shared
+// text, usually, which is compared by its address first).
+bool is_prefix(const std::vector<ChatMessage>& prefix, const std::vector<ChatMessage>& prompt) {
+  if (prefix.size() > prompt.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    const ChatMessage& a = prefix[i];
+    const ChatMessage& b = prompt[i];
+    if (a.role != b.role) return false;
+    if (&a.content.str() != &b.content.str() && a.content.str() != b.content.str()) return false;
+  }
+  return true;
+}
+
 // The loop a debate's replies are handed over on; a setup without one is a programming error.
 EventLoop& loop_of(const DebateSetup& setup) {
   if (setup.loop == nullptr) throw std::invalid_argument("DebateSetup::loop is required");
@@ -155,6 +168,8 @@ Debate::Debate(DebateSetup setup)
   transcript_.protocol = setup_.protocol_label;
   transcript_.seed = setup_.seed;
   transcript_.gold = setup_.task->answer;
+  transcript_.answer_type = setup_.task->answer_type;
+  transcript_.tolerance = setup_.task->tolerance;
 }
 
 Debate::~Debate() = default;
@@ -314,9 +329,24 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
   record.role = turn;
   record.shown.reserve(info.shown.size());
   for (const auto& peer : info.shown) record.shown.push_back(peer.agent);
+  record_prompt(record, request.messages);
   transcript_.messages.push_back(std::move(record));
   return Issued{batch != nullptr ? batch->join(*agent.client, std::move(request)) : agent.client->chat(std::move(request)),
                 slot, reservation};
+}
+
+void Debate::record_prompt(MessageRecord& record, const std::vector<ChatMessage>& prompt) {
+  const std::size_t slot = transcript_.messages.size();
+  sent_.resize(slot);
+  for (std::size_t earlier = slot; earlier-- > 0;) {
+    const std::vector<ChatMessage>& sent = sent_[earlier];
+    if (sent.empty() || transcript_.messages[earlier].agent != record.agent || !is_prefix(sent, prompt)) continue;
+    record.prompt_extends = static_cast<int>(earlier);
+    record.prompt.emplace(prompt.begin() + static_cast<std::ptrdiff_t>(sent.size()), prompt.end());
+    break;
+  }
+  if (!record.prompt) record.prompt = prompt;
+  sent_.push_back(prompt);
 }
 
 Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse,
@@ -391,6 +421,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.role = "embedding";
   record.text = fmt::format("embedded {} text(s): {}", inputs, about);
   transcript_.messages.push_back(std::move(record));
+  sent_.resize(transcript_.messages.size());  // an embedding call has no prompt
   Async<EmbeddingResult> reply = embedder.client->embed(std::move(request));
   EmbeddingResult result = co_await issue_order_.run(std::move(reply));
   if (auto* error = std::get_if<CallError>(&result)) {

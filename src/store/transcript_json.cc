@@ -51,6 +51,26 @@ void require(const std::bitset<N>& seen, const std::array<const char*, N>& names
   }
 }
 
+// A prompt: [{"role": ..., "content": ...}, ...].
+std::vector<ChatMessage> read_prompt(value v) {
+  std::vector<ChatMessage> prompt;
+  for (auto element : v.get_array()) {
+    ChatMessage message;
+    bool role = false, content = false;
+    for (auto field : element.value().get_object()) {
+      const std::string_view key = field.unescaped_key();
+      if (key == "role") {
+        message.role = read_string(field.value()); role = true;
+      } else if (key == "content") {
+        message.content = SharedText(read_string(field.value())); content = true;
+      }
+    }
+    if (!role || !content) throw FormatError{"a prompt message has no \"role\" or \"content\""};
+    prompt.push_back(std::move(message));
+  }
+  return prompt;
+}
+
 MessageRecord read_message(value v, CallTexts texts) {
   static constexpr std::array<const char*, 7> kRequired = {"id", "round", "agent", "role", "prompt_tokens",
                                                            "completion_tokens", "text"};
@@ -100,6 +120,15 @@ MessageRecord read_message(value v, CallTexts texts) {
       m.shown = read_strings(f);
     } else if (key == "warnings") {
       m.warnings = read_strings(f);
+    } else if (key == "prompt_extends") {
+      if (!f.is_null()) m.prompt_extends = read_int(f);
+    } else if (key == "prompt") {
+      // Skipped with the texts: a prompt is text too, and the readers that skip texts only count.
+      if (texts == CallTexts::kRead) {
+        m.prompt = read_prompt(f);
+      } else {
+        m.prompt.emplace();
+      }
     }
   }
   // Calls written before they had an identity cannot be told apart when a re-ask is folded
@@ -145,6 +174,10 @@ void read_messages(value v, Transcript& t, CallTexts texts) {
     if (record.repeats && (*record.repeats < 0 || *record.repeats >= index)) {
       throw FormatError{fmt::format("call {} repeats call {}, which is not an earlier call", index, *record.repeats)};
     }
+    if (record.prompt_extends && (*record.prompt_extends < 0 || *record.prompt_extends >= index)) {
+      throw FormatError{
+          fmt::format("call {}'s prompt extends call {}, which is not an earlier call", index, *record.prompt_extends)};
+    }
     records.push_back(std::move(record));
   }
   t.messages.reserve(t.messages.size() + records.size());
@@ -167,6 +200,12 @@ Transcript read_transcript(value root, CallTexts texts) {
       t.seed = f.get_uint64(); seen[2] = true;
     } else if (key == "gold") {
       t.gold = read_string(f); seen[3] = true;
+    } else if (key == "answer_type") {
+      const std::string name = read_string(f);
+      t.answer_type = parse_answer_type(name);
+      if (!t.answer_type) throw FormatError{fmt::format("unknown answer_type \"{}\"", name)};
+    } else if (key == "tolerance") {
+      t.tolerance = read_optional_double(f);
     } else if (key == "final_answer") {
       t.final_answer = read_optional_string(f);
     } else if (key == "correct") {
@@ -239,6 +278,14 @@ void write_message(JsonWriter& w, const MessageRecord& m) {
   if (m.perplexity) w.key("perplexity").number(*m.perplexity);
   if (!m.shown.empty()) write_strings(w.key("shown"), m.shown);
   if (!m.warnings.empty()) write_strings(w.key("warnings"), m.warnings);
+  if (m.prompt_extends) w.key("prompt_extends").number(*m.prompt_extends);
+  if (m.prompt) {
+    w.key("prompt").begin_array();
+    for (const ChatMessage& message : *m.prompt) {
+      w.begin_object().key("role").string(message.role).key("content").string(message.content.str()).end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 
@@ -255,6 +302,8 @@ std::string transcript_to_json(const Transcript& t) {
   w.key("protocol").string(t.protocol);
   w.key("seed").number(t.seed);
   w.key("gold").string(t.gold);
+  if (t.answer_type) w.key("answer_type").string(answer_type_name(*t.answer_type));
+  if (t.tolerance) w.key("tolerance").number(*t.tolerance);
   write_optional(w.key("final_answer"), t.final_answer);
   w.key("correct").boolean(t.correct);
   w.key("status").string(debate_status_name(t.status));

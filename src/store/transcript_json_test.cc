@@ -164,6 +164,95 @@ TEST(TranscriptJson, IdsMustBePositionsAndLinksMustPointBack) {
   EXPECT_NE(forward.error().message.find("not an earlier call"), std::string::npos);
 }
 
+// A debate's first two calls of one agent: the second extends the first (docs/formats.md).
+Transcript transcript_with_prompts() {
+  Transcript t = full_transcript();
+  t.answer_type = AnswerType::kNumber;
+  t.tolerance = 0.5;
+  t.messages[0].prompt = std::vector<ChatMessage>{{"system", "Be brief."}, {"user", "What is 6 x 7?"}};
+  t.messages[1].agent = "a2";
+  t.messages[1].prompt_extends = 0;
+  t.messages[1].prompt = std::vector<ChatMessage>{{"assistant", "42"}, {"user", "Say \"Answer: 42\"."}};
+  MessageRecord embedding;
+  embedding.id = 2;
+  embedding.agent = "embedder";
+  embedding.role = "embedding";
+  t.messages.push_back(embedding);
+  return t;
+}
+
+TEST(TranscriptJson, PromptsAndTheAnswerTypeRoundTrip) {
+  const Transcript t = transcript_with_prompts();
+  const std::string json = transcript_to_json(t);
+  auto back = transcript_from_json(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->answer_type, AnswerType::kNumber);
+  EXPECT_EQ(back->tolerance, 0.5);
+  ASSERT_TRUE(back->messages[0].prompt);
+  EXPECT_FALSE(back->messages[0].prompt_extends);
+  ASSERT_EQ(back->messages[0].prompt->size(), 2u);
+  EXPECT_EQ((*back->messages[0].prompt)[0].role, "system");
+  EXPECT_EQ((*back->messages[0].prompt)[0].content.str(), "Be brief.");
+  EXPECT_EQ(back->messages[1].prompt_extends, 0);
+  EXPECT_EQ((*back->messages[1].prompt)[1].content.str(), "Say \"Answer: 42\".");
+  EXPECT_FALSE(back->messages[2].prompt);
+  EXPECT_EQ(transcript_to_json(*back), json);
+  auto whole = rebuild_prompt(*back, 1);
+  ASSERT_TRUE(whole) << whole.error().message;
+  ASSERT_EQ(whole->size(), 4u);
+  EXPECT_EQ((*whole)[2].content.str(), "42");
+  EXPECT_TRUE(has_prompts(*back));
+
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["answer_type"], "number");
+  EXPECT_EQ(j["messages"][1]["prompt_extends"], 0);
+  EXPECT_EQ(j["messages"][1]["prompt"][0], (nlohmann::json{{"role", "assistant"}, {"content", "42"}}));
+  EXPECT_FALSE(j["messages"][0].contains("prompt_extends"));
+  EXPECT_FALSE(j["messages"][2].contains("prompt"));
+  EXPECT_FALSE(nlohmann::json::parse(transcript_to_json(full_transcript())).contains("answer_type"));
+}
+
+TEST(TranscriptJson, ATranscriptWithoutPromptsStillLoads) {
+  // As written before prompts were stored: no answer_type, tolerance, prompt or prompt_extends.
+  auto j = nlohmann::json::parse(transcript_to_json(transcript_with_prompts()));
+  j.erase("answer_type");
+  j.erase("tolerance");
+  for (auto& m : j["messages"]) m.erase("prompt"), m.erase("prompt_extends");
+  auto old = transcript_from_json(j.dump());
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_FALSE(old->answer_type);
+  EXPECT_FALSE(old->tolerance);
+  EXPECT_FALSE(old->messages[0].prompt);
+  EXPECT_FALSE(has_prompts(*old));
+  auto rebuilt = rebuild_prompt(*old, 0);
+  ASSERT_FALSE(rebuilt);
+  EXPECT_NE(rebuilt.error().message.find("call 0 has no stored prompt"), std::string::npos) << rebuilt.error().message;
+}
+
+TEST(TranscriptJson, APromptMustExtendAnEarlierCallAndBeWellFormed) {
+  auto j = nlohmann::json::parse(transcript_to_json(transcript_with_prompts()));
+  j["messages"][1]["prompt_extends"] = 1;  // itself
+  auto self = transcript_from_json(j.dump());
+  ASSERT_FALSE(self);
+  EXPECT_NE(self.error().message.find("prompt extends call 1, which is not an earlier call"), std::string::npos)
+      << self.error().message;
+  j["messages"][1]["prompt_extends"] = -2;
+  EXPECT_FALSE(transcript_from_json(j.dump()));
+  j["messages"][1]["prompt_extends"] = 0;
+  j["messages"][1]["prompt"][0].erase("content");
+  auto malformed = transcript_from_json(j.dump());
+  ASSERT_FALSE(malformed);
+  EXPECT_NE(malformed.error().message.find("prompt message"), std::string::npos) << malformed.error().message;
+  j = nlohmann::json::parse(transcript_to_json(transcript_with_prompts()));
+  j["answer_type"] = "essay";
+  EXPECT_FALSE(transcript_from_json(j.dump()));
+  // Skipping the calls' texts skips the prompts' too: present, but empty.
+  auto counted = transcript_from_json(transcript_to_json(transcript_with_prompts()), CallTexts::kSkip);
+  ASSERT_TRUE(counted);
+  ASSERT_TRUE(counted->messages[0].prompt);
+  EXPECT_TRUE(counted->messages[0].prompt->empty());
+}
+
 TEST(TranscriptJson, MalformedInputIsAnError) {
   EXPECT_FALSE(transcript_from_json("{not json"));
   EXPECT_FALSE(transcript_from_json(R"({"task_id": "x"})"));

@@ -84,8 +84,30 @@ void add_export_rl_command(CLI::App& app, ExportRlCommand& args) {
       ->capture_default_str();
 }
 
+namespace {
+
+// A file the run itself keeps in its directory (runner.cc, run_lock.cc): the export must not
+// replace the store it reads, or what `parley report` reads.
+bool is_a_run_file(const std::filesystem::path& out, const std::filesystem::path& run_dir) {
+  std::error_code error;
+  const auto where = std::filesystem::weakly_canonical(out, error);
+  const auto dir = std::filesystem::weakly_canonical(run_dir, error);
+  if (error || where.parent_path() != dir) return false;
+  const std::string name = where.filename().string();
+  for (const char* own : {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+                          "run.lock", "summary.json", "transcripts.jsonl"}) {
+    if (name == own) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int command_export_rl(const ExportRlCommand& args) {
+  if (args.out.empty()) return fail(kExitUsage, "--out: an empty path");
   const std::filesystem::path out(args.out);
+  if (is_a_run_file(out, args.run_dir))
+    return fail(kExitUsage, fmt::format("{}: is one of the run's own files; write the export elsewhere", args.out));
   const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(parent))
     return fail(kExitUsage, fmt::format("{}: the directory {} does not exist", args.out, parent.string()));

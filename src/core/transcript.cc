@@ -100,6 +100,10 @@ Result<std::vector<ChatMessage>> rebuild_prompt(const Transcript& transcript, in
       return Error{fmt::format("call {}'s prompt_extends names call {}, which is not an earlier call (a cycle)",
                                call->id, extended)};
     }
+    if (earlier->agent != call->agent) {
+      return Error{fmt::format("call {}'s prompt_extends names call {}, which is {}'s, not {}'s", call->id, extended,
+                               earlier->agent, call->agent)};
+    }
     call = earlier;
   }
   std::vector<ChatMessage> prompt;

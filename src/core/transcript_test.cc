@@ -106,6 +106,8 @@ TEST(RebuildPrompt, DanglingCyclicAndMissingLinksAreErrorsNamingTheCall) {
   EXPECT_EQ(message_of(t, 3), "call 2's prompt_extends names call 3, which is not an earlier call (a cycle)");
   t.messages[2].prompt_extends = 2;
   EXPECT_EQ(message_of(t, 2), "call 2's prompt_extends names call 2, which is not an earlier call (a cycle)");
+  t.messages[2].prompt_extends = 1;  // a2's call: another agent's conversation
+  EXPECT_EQ(message_of(t, 3), "call 2's prompt_extends names call 1, which is a2's, not a1's");
   t = conversation();
   t.messages[0].prompt.reset();
   EXPECT_EQ(message_of(t, 3), "call 0 has no stored prompt");

@@ -292,7 +292,9 @@ Result<std::unique_ptr<LlmClient>> make_simulator_client(EventLoop& loop,
     auto loaded = sim::load_revision_policies(policy_file.string());
     if (!loaded) return loaded.error();
     for (const auto& [agent, weights] : loaded->all()) {
-      if (std::find(served_agents.begin(), served_agents.end(), agent) == served_agents.end())
+      // An instance a1#2 of a served agent a1 may have weights of its own.
+      const std::string_view agent_of_instance = std::string_view(agent).substr(0, agent.find('#'));
+      if (std::find(served_agents.begin(), served_agents.end(), agent_of_instance) == served_agents.end())
         return Error{fmt::format("{}: the policy is for agent '{}', which this model does not serve (its agents: {})",
                                  policy_file.string(), agent,
                                  served_agents.empty() ? std::string("none") : fmt::format("{}", fmt::join(served_agents, ", ")))};

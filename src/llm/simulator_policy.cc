@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -61,12 +63,26 @@ const PolicyWeights* RevisionPolicies::find(std::string_view agent) const {
 }
 
 Result<RevisionPolicies> parse_revision_policies(std::string_view json) {
+  // A key given twice in one object would otherwise be read as its last value, silently.
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t refuse_duplicates = [&](int, nlohmann::json::parse_event_t event,
+                                                                   nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys_of_open_objects.emplace_back();
+    if (event == Event::object_end) keys_of_open_objects.pop_back();
+    if (event == Event::key && !keys_of_open_objects.back().insert(parsed.get<std::string>()).second &&
+        duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(json);
+    root = nlohmann::json::parse(json, refuse_duplicates);
   } catch (const nlohmann::json::exception& error) {  // a syntax error, or a number overflow (1e400)
     return Error{fmt::format("not valid JSON: {}", error.what())};
   }
+  if (!duplicate.empty()) return Error{fmt::format("the key \"{}\" is given twice in one object", duplicate)};
   if (!root.is_object()) return Error{"not a JSON object"};
   const auto format = root.find("format");
   if (format == root.end() || !format->is_string() || *format != kRevisionPolicyFormat)

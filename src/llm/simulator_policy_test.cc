@@ -181,6 +181,21 @@ TEST(RevisionPolicy, FilesAreReadStrictlyAndInstancesTakeTheirAgentsWeights) {
                       "recognition": 0, "plurality": 0}}})")
                 .find("\"support\" must be a number between"),
             std::string::npos);
+  // A key twice in one object, at any level, is refused rather than read as its last value.
+  EXPECT_EQ(error(R"({"format": "x", "format": "parley-revision-policy-1", "agents": {}})"),
+            "the key \"format\" is given twice in one object");
+  EXPECT_EQ(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 0, "keep": 0,
+                      "recognition": 0, "plurality": 0}, "a1": {"support": 1, "keep": 0, "recognition": 0,
+                      "plurality": 0}}})"),
+            "the key \"a1\" is given twice in one object");
+  EXPECT_EQ(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 0, "keep": 0.2,
+                      "recognition": 0, "plurality": 0, "keep": 5}}})"),
+            "the key \"keep\" is given twice in one object");
+  // The same key in different objects is not a duplicate.
+  EXPECT_EQ(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": 0, "keep": 0,
+                      "recognition": 0, "plurality": 0}, "a2": {"support": 0, "keep": 0, "recognition": 0,
+                      "plurality": 0}}})"),
+            "");
   EXPECT_EQ(error(R"({"format": "parley-revision-policy-1", "agents": {"a1": {"support": -1e6, "keep": 1e6,
                       "recognition": 0, "plurality": 0}}})"),
             "");

@@ -2,6 +2,8 @@
 // log-probabilities and profile errors.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <new>
 #include <set>
@@ -399,6 +401,28 @@ TEST(SimulatorTest, ClientIsSimulatedAndRejectsUnknownProfiles) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("genius"), std::string::npos);
   EXPECT_NE(bad.error().message.find("default, strong, weak"), std::string::npos) << bad.error().message;
+}
+
+// A policy file applies to the agents of the model by name: one naming an agent the model does
+// not serve is refused; an instance a1#2 of a served agent may have weights of its own.
+TEST(SimulatorTest, APolicyFileMustNameAgentsTheModelServes) {
+  EventLoop loop;
+  const auto policy = std::filesystem::temp_directory_path() / "parley-simulator-test-policy.json";
+  const auto write = [&policy](const std::string& agents) {
+    std::ofstream(policy) << R"({"format": "parley-revision-policy-1", "agents": {)" << agents << "}}";
+  };
+  const std::string weights = R"({"support": 0, "keep": 0, "recognition": 1, "plurality": 0})";
+  write(R"("a1": )" + weights + R"(, "a1#2": )" + weights);
+  EXPECT_TRUE(make_simulator_client(loop, default_simulator_params(), "default", 0.0, 0.0, policy, {"a1", "a2"}).ok());
+  write(R"("a3": )" + weights);
+  auto refused = make_simulator_client(loop, default_simulator_params(), "default", 0.0, 0.0, policy, {"a1", "a2"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("the policy is for agent 'a3', which this model does not serve (its agents: a1, a2)"),
+            std::string::npos)
+      << refused.error().message;
+  write(R"("a3#1": )" + weights);
+  EXPECT_FALSE(make_simulator_client(loop, default_simulator_params(), "default", 0.0, 0.0, policy, {"a1"}).ok());
+  std::filesystem::remove(policy);
 }
 
 TEST(SimulatorTest, NumberAndTextTasksGetPlausibleWrongAnswers) {

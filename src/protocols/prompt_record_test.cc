@@ -30,7 +30,13 @@ std::string flat(const std::vector<ChatMessage>& messages) {
   return out;
 }
 
-// The prompts of the transcript's calls (but embeddings), rebuilt, by agent, as a multiset; and
+// A call's place in the debate as both sides record it: agent and round (not the turn: a best-of
+// draft the judges did not keep is relabelled "draft" after it was sent as its turn). A prompt
+// rebuilt onto the wrong round or agent fails; one agent's calls of a round (samples, drafts, a
+// re-ask and its turn) are matched as a multiset.
+std::string call_key(const std::string& agent, int round) { return agent + " / " + std::to_string(round); }
+
+// The prompts of the transcript's calls (but embeddings), rebuilt, by call, as a multiset; and
 // the same of what the client received. A failure to rebuild is a test failure.
 std::multiset<std::pair<std::string, std::string>> rebuilt_prompts(const Transcript& t) {
   std::multiset<std::pair<std::string, std::string>> out;
@@ -44,14 +50,14 @@ std::multiset<std::pair<std::string, std::string>> rebuilt_prompts(const Transcr
       ADD_FAILURE() << prompt.error().message;
       continue;
     }
-    out.emplace(m.agent, flat(*prompt));
+    out.emplace(call_key(m.agent, m.round), flat(*prompt));
   }
   return out;
 }
 
 std::multiset<std::pair<std::string, std::string>> received(const std::vector<ChatRequest>& requests) {
   std::multiset<std::pair<std::string, std::string>> out;
-  for (const ChatRequest& r : requests) out.emplace(r.note.agent, flat(r.messages));
+  for (const ChatRequest& r : requests) out.emplace(call_key(r.note.agent, r.note.round), flat(r.messages));
   return out;
 }
 
@@ -143,7 +149,7 @@ TEST(PromptRecord, EveryProtocolOnTheSimulatorRebuildsEveryPrompt) {
   sim.format_error_rate = 0.3;  // frequent re-asks
   const std::string trigger_model = simulated::bundled_trigger_model(PARLEY_SOURCE_DIR);
   const std::vector<simulated::RunSetting> settings = {{1, std::nullopt}, {2, std::nullopt}, {2, std::nullopt, 0.0},
-                                                       {1, 2500}};
+                                                       {1, 2500}, {1, std::nullopt, kPaperBestOfJitter, 1}};
   int calls = 0, extending = 0;
   for (const ProtocolInfo& info : protocol_registry()) {
     const ProtocolParams params = simulated::default_params(info, trigger_model);

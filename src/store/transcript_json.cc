@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <bitset>
+#include <limits>
 #include <iterator>
 #include <vector>
 
@@ -41,7 +42,14 @@ std::vector<std::string> read_strings(value v) {
   return out;
 }
 
-int read_int(value v) { return static_cast<int>(std::int64_t(v.get_int64())); }
+// An int field (a call's id, round, the call it repeats or extends): one outside int's range is a
+// malformed record, never truncated onto another call.
+int read_int(value v) {
+  const std::int64_t read = v.get_int64();
+  if (read < std::numeric_limits<int>::min() || read > std::numeric_limits<int>::max())
+    throw FormatError{fmt::format("{} is out of range for an integer field", read)};
+  return static_cast<int>(read);
+}
 
 // Required fields, by bit; `what` names the object in the error.
 template <std::size_t N>
@@ -177,6 +185,15 @@ void read_messages(value v, Transcript& t, CallTexts texts) {
     if (record.prompt_extends && (*record.prompt_extends < 0 || *record.prompt_extends >= index)) {
       throw FormatError{
           fmt::format("call {}'s prompt extends call {}, which is not an earlier call", index, *record.prompt_extends)};
+    }
+    if (record.prompt_extends) {
+      const std::size_t extended = static_cast<std::size_t>(*record.prompt_extends);
+      const MessageRecord& earlier =
+          extended < t.messages.size() ? t.messages[extended] : records[extended - t.messages.size()];
+      if (earlier.agent != record.agent) {
+        throw FormatError{fmt::format("call {} of {} extends call {} of {}: a prompt extends its own agent's", index,
+                                      record.agent, extended, earlier.agent)};
+      }
     }
     records.push_back(std::move(record));
   }

@@ -238,6 +238,22 @@ TEST(TranscriptJson, APromptMustExtendAnEarlierCallAndBeWellFormed) {
       << self.error().message;
   j["messages"][1]["prompt_extends"] = -2;
   EXPECT_FALSE(transcript_from_json(j.dump()));
+  // A link past int's range is refused, not truncated onto another call (2^32 + 0 would be call 0).
+  j["messages"][1]["prompt_extends"] = 4294967296LL;
+  auto huge = transcript_from_json(j.dump());
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message.find("4294967296 is out of range"), std::string::npos) << huge.error().message;
+  j["messages"][1]["id"] = 4294967297LL;
+  EXPECT_FALSE(transcript_from_json(j.dump()));
+  j["messages"][1]["id"] = 1;
+  // A prompt extends its own agent's earlier call only.
+  j["messages"][1]["prompt_extends"] = 0;
+  j["messages"][1]["agent"] = "a3";
+  auto crossed = transcript_from_json(j.dump());
+  ASSERT_FALSE(crossed);
+  EXPECT_NE(crossed.error().message.find("call 1 of a3 extends call 0 of a2"), std::string::npos)
+      << crossed.error().message;
+  j["messages"][1]["agent"] = "a2";
   j["messages"][1]["prompt_extends"] = 0;
   j["messages"][1]["prompt"][0].erase("content");
   auto malformed = transcript_from_json(j.dump());

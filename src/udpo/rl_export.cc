@@ -314,12 +314,27 @@ Result<RlExport> export_checked(std::span<const Transcript> transcripts, const E
     if (options.protocol.empty() || t.protocol == options.protocol) chosen.push_back(&t);
 
   // Every debate must have its prompts (and its answer type, stored with them), or none is exported.
+  // A debate with none of them was stored by an older parley; one with part of them is damaged.
+  auto stored_before_prompts = [](const Transcript& t) {
+    return std::none_of(t.messages.begin(), t.messages.end(), [](const MessageRecord& m) { return m.prompt.has_value(); });
+  };
   const auto without = std::count_if(chosen.begin(), chosen.end(),
-                                     [](const Transcript* t) { return !has_prompts(*t) || !t->answer_type; });
+                                     [&](const Transcript* t) { return stored_before_prompts(*t); });
   if (without > 0) {
     return Error{fmt::format("{} of the {} debates to export were stored without the prompts their agents were sent "
                              "(by a parley older than the prompt record); run the experiment again with this parley",
                              without, chosen.size())};
+  }
+  for (const Transcript* t : chosen) {
+    std::string damage;
+    if (!t->answer_type) damage = "it has prompts but no answer_type";
+    for (const MessageRecord& m : t->messages) {
+      if (!damage.empty()) break;
+      if (m.role == "embedding") continue;
+      if (auto prompt = rebuild_prompt(*t, m.id); !prompt) damage = prompt.error().message;
+    }
+    if (!damage.empty())
+      return Error{fmt::format("debate ({}, {}, seed {}): {}", t->task_id, t->protocol, t->seed, damage)};
   }
 
   RlExport result;
@@ -339,6 +354,12 @@ Result<RlExport> export_checked(std::span<const Transcript> transcripts, const E
     const UncertaintyMetrics u = uncertainty_metrics(
         trajectory, DebateMetricsOptions{.u_intra_lambda = options.u_intra_lambda, .answer_type = task.answer_type});
     TrajectoryRewards rewards = trajectory_rewards(u, task, options.intra_reward);
+    // ŷ(τ) is the debate's own outcome as the run scored it: the final round's majority vote for
+    // `debate` (the paper's ŷ), the judge's verdict for a judged protocol, the samples' vote for
+    // self_consistency — whose samples are one agent's turns, so the trajectory's last-round
+    // answer would be its last sample, not the vote.
+    rewards.final_vote = t->final_answer;
+    rewards.task = t->correct ? 1.0 : 0.0;
     debates.push_back(ExportedDebate{t, std::move(trajectory), std::move(rewards), compromised_seats(*t)});
   }
   if (debates.empty()) return Error{fmt::format("none of the {} debates to export completed", chosen.size())};

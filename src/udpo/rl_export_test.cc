@@ -364,15 +364,29 @@ TEST(RlExport, ABatchIsTheSetOfAgentsWhateverTheirOrder) {
   }
 }
 
-// The answers of a number task compare within its tolerance, as the run compared them.
-TEST(RlExport, ANumberTaskIsComparedWithinItsTolerance) {
-  Transcript t = HandDebate("n1", "single").call("a1", 0, "10.3").done("10.3");
-  t.gold = "10";
-  t.answer_type = AnswerType::kNumber;
-  t.tolerance = 0.5;
-  EXPECT_EQ(Json::parse(exported({}, {t}).lines[0])["rewards"]["task"], 1.0);
-  t.tolerance.reset();  // the default: equal within a relative 1e-6
-  EXPECT_EQ(Json::parse(exported({}, {t}).lines[0])["rewards"]["task"], 0.0);
+// r_task and ŷ are the run's verdict on the protocol's own final answer, not a vote recomputed
+// from the trajectory: a self_consistency debate's samples are one agent's turns of round 0, so
+// the trajectory holds the last sample (A), while the protocol answered the samples' vote (E).
+TEST(RlExport, TheTaskRewardIsTheRunsVerdictOnTheProtocolsFinalAnswer) {
+  HandDebate sampled("s1", "self_consistency");
+  for (const char* sample : {"D", "E", "E", "E", "A"}) sampled.call("a1", 0, sample, 0.8, "sample");
+  Transcript t = sampled.done("E");
+  t.gold = "E";
+  t.correct = true;
+  const Json line = Json::parse(exported({}, {t}).lines[0]);
+  EXPECT_EQ(line["final_vote"], "E");
+  EXPECT_EQ(line["rewards"]["task"], 1.0);
+  EXPECT_EQ(line["reward"], 1.0);  // λ r_task alone: one agent has no r_inter, r_sys; one round no r_intra
+
+  // A number task the run scored within its tolerance: correct, whatever the strings.
+  Transcript n = HandDebate("n1", "single").call("a1", 0, "10.3").done("10.3");
+  n.gold = "10";
+  n.answer_type = AnswerType::kNumber;
+  n.tolerance = 0.5;
+  n.correct = true;
+  EXPECT_EQ(Json::parse(exported({}, {n}).lines[0])["rewards"]["task"], 1.0);
+  n.correct = false;
+  EXPECT_EQ(Json::parse(exported({}, {n}).lines[0])["rewards"]["task"], 0.0);
 }
 
 // Text is written as UTF-8, not as \u escapes, in both kinds of line; an attack event whose
@@ -415,7 +429,12 @@ TEST(RlExport, RefusalsSayWhyAndExportNothing) {
   EXPECT_TRUE(export_rl(old, single_only));  // the other protocol's debates are not looked at
   auto no_type = hand_built_run();
   no_type[1].answer_type.reset();
-  EXPECT_NE(message(no_type).find("1 of the 6 debates"), std::string::npos);
+  EXPECT_EQ(message(no_type), "debate (q2, debate, seed 1): it has prompts but no answer_type");
+  // Part of the prompts missing is damage, named by the call, not an older parley.
+  auto partial = hand_built_run();
+  partial[0].messages[1].prompt.reset();
+  EXPECT_NE(message(partial).find("debate (q1, debate, seed 1): call 1 has no stored prompt"), std::string::npos)
+      << message(partial);
   // Nothing completed.
   std::vector<Transcript> stopped = {HandDebate("q", "debate").call("a1", 0, "A").done("A", DebateStatus::kFailed)};
   EXPECT_EQ(message(stopped), "none of the 1 debates to export completed");

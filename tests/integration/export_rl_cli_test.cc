@@ -124,6 +124,14 @@ TEST(ExportRlCli, HostileInputsAreClearErrorsAndLeaveNoFile) {
   EXPECT_FALSE(std::filesystem::exists(dir / "missing"));
   expect_refused({"export-rl", "run", "--out", "rl.jsonl", "--per", "debate"}, "--per");
   expect_refused({"export-rl", "run", "--out", "rl.jsonl", "--kappa=-1"}, "--kappa");
+  expect_refused({"export-rl", "run", "--out", ""}, "--out: an empty path");
+  // The run's own files are never the output: the store it reads, its WAL, the exports.
+  const std::string store_before = read_file(dir / "run/results.sqlite");
+  for (const char* own : {"run/results.sqlite", "run/../run/results.sqlite-wal", "./run/transcripts.jsonl", "run/summary.json"})
+    expect_refused({"export-rl", "run", "--out", own}, "is one of the run's own files");
+  EXPECT_EQ(read_file(dir / "run/results.sqlite"), store_before);
+  EXPECT_EQ(run_parley({"export-rl", "run", "--out", "run/rl.jsonl"}, dir).exit_code, 0);  // beside them is fine
+  std::filesystem::remove(dir / "run/rl.jsonl");
 
   // A store written before prompts were stored: the count, and nothing written.
   auto old = hand_built_run();

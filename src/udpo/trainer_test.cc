@@ -70,6 +70,29 @@ TEST(UdpoTrainer, TrainingRaisesAccuracyOnHeldOutQuestionsOnTheSameDraws) {
   }
 }
 
+// A pinned run: a change to these values is a change to what the trainer computes, never a
+// side effect of restructuring it (the values change only with a documented fix).
+TEST(UdpoTrainer, APinnedRunKeepsItsCurveAndWeights) {
+  const auto params = default_simulator_params();
+  TrainerSettings s = small(Method::kUdpo);
+  s.iterations = 5;
+  s.compromised = 1;
+  const auto result = train(questions(60), three_agents(), params, s);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_DOUBLE_EQ(result->curve[4].reward, 1.1762933497375088);
+  EXPECT_DOUBLE_EQ(result->curve[4].objective, -0.055704539736294356);
+  EXPECT_DOUBLE_EQ(result->curve[4].anchor, 0.021448359463825801);
+  EXPECT_DOUBLE_EQ(result->weights.at("a1")[2], 1.7672165165613249);
+  EXPECT_DOUBLE_EQ(result->weights.at("a2")[0], 0.024058789334191762);
+  s.method = Method::kMappo;
+  const auto mappo = train(questions(60), three_agents(), params, s);
+  ASSERT_TRUE(mappo) << mappo.error().message;
+  EXPECT_DOUBLE_EQ(mappo->curve[4].reward, 0.97222222222222265);
+  EXPECT_DOUBLE_EQ(mappo->curve[4].objective, 0.017995368868926366);
+  EXPECT_DOUBLE_EQ(mappo->weights.at("a1")[2], 0.78502944412633291);
+  EXPECT_DOUBLE_EQ(mappo->weights.at("a2")[0], 0.045071248696489596);
+}
+
 TEST(UdpoTrainer, ARunIsReproducibleAndItsPolicyFileReadsBack) {
   const auto params = default_simulator_params();
   const auto tasks = questions(60);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
@@ -151,6 +152,25 @@ Played play(const Arena& arena, std::size_t task, std::uint64_t debate_seed, con
   return played;
 }
 
+Advantages udpo_advantages(const Minibatch& batch, const std::vector<AgentCoefficients>& coefficients) {
+  Advantages out;
+  for (const AgentCoefficients& c : coefficients) {
+    std::vector<double> rewards;
+    for (const Played* p : batch.trajectories) rewards.push_back(agent_reward(p->rewards, c).total);
+    out.by_agent.push_back(advantages(rewards, batch.fresh));  // b over the fresh trajectories (line 14)
+    out.rewards.push_back(std::move(rewards));
+  }
+  return out;
+}
+
+double honest_mean_reward(const Arena& arena, const Advantages& advantage, std::size_t fresh) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < arena.agents.size(); ++i)
+    if (arena.honest(i))
+      for (std::size_t m = 0; m < fresh; ++m) sum += advantage.rewards[i][m];
+  return sum / static_cast<double>(fresh * (arena.agents.size() - arena.compromised));
+}
+
 AgentStep agent_step(const Minibatch& batch, std::size_t agent, std::span<const double> advantage,
                      const PolicyWeights& weights, const PolicyWeights& reference, double eta, double clip_epsilon) {
   const std::size_t size = batch.size();
@@ -159,9 +179,15 @@ AgentStep agent_step(const Minibatch& batch, std::size_t agent, std::span<const 
   for (std::size_t m = 0; m < size; ++m) {
     const Played& played = *batch.trajectories[m];
     anchors[m] = eta > 0.0 ? anchor_of(played.steps[agent], weights, reference) : Anchor{};
-    samples[m] = ObjectiveSample{log_probability_of(played.steps[agent], weights),
-                                 played.behaviour_log_probability[agent], advantage[m], anchors[m].value,
-                                 batch.importance[m]};
+    const double log_probability = log_probability_of(played.steps[agent], weights);
+    // An action whose probability underflowed to 0 (log π = −∞: ρ's gradient is 0/0, or ρ = ∞
+    // against a behaviour policy that did) or a KL anchor of +∞: the policy left what doubles
+    // can represent.
+    if (!std::isfinite(log_probability) || !std::isfinite(played.behaviour_log_probability[agent]) ||
+        !std::isfinite(anchors[m].value))
+      throw DegeneratePolicy{};
+    samples[m] = ObjectiveSample{log_probability, played.behaviour_log_probability[agent], advantage[m],
+                                 anchors[m].value, batch.importance[m]};
   }
   const AgentObjective objective = agent_objective(samples, eta, clip_epsilon);
   AgentStep step;
@@ -179,6 +205,7 @@ AgentStep agent_step(const Minibatch& batch, std::size_t agent, std::span<const 
 
 namespace {
 
+using detail::Advantages;
 using detail::AgentStep;
 using detail::Arena;
 using detail::Minibatch;
@@ -245,8 +272,8 @@ std::optional<double> failure_effect(const std::vector<Played>& debates, std::op
   return cohens_d(failed, succeeded);
 }
 
-template <typename Debates>
-double mean_of(const Debates& debates, std::optional<double> UncertaintyMetrics::*u) {
+// The mean of one U over the debates that define it; nullopt when none does.
+std::optional<double> mean_of(const std::vector<Played>& debates, std::optional<double> UncertaintyMetrics::*u) {
   double sum = 0.0;
   int count = 0;
   for (const Played& p : debates) {
@@ -254,7 +281,8 @@ double mean_of(const Debates& debates, std::optional<double> UncertaintyMetrics:
     sum += *(p.uncertainty.*u);
     ++count;
   }
-  return count ? sum / count : 0.0;
+  if (count == 0) return std::nullopt;
+  return sum / count;
 }
 
 std::string check(const TrainerSettings& s, std::size_t agents, std::size_t tasks) {
@@ -267,6 +295,14 @@ std::string check(const TrainerSettings& s, std::size_t agents, std::size_t task
     return "learning_rate and clip must be positive and kappa at least 0";
   if (!(s.warmup_share >= 0.0 && s.warmup_share < 1.0)) return "warmup_share must be in [0, 1)";
   if (s.replay_draws < 0) return "replay_draws must be at least 0";
+  if (!(s.replay_correction_start >= 0.0 && s.replay_correction_start <= 1.0))
+    return "replay_correction_start must be in [0, 1]";
+  // T = 1 leaves r_intra undefined for every debate under readings (a) and (c) of eq. (1) (U-1),
+  // which compare rounds 1..T; α^(i) > 0 would weight it.
+  if (s.method == Method::kUdpo && s.rounds < 2 && s.intra_reward != IntraReward::kAllTransitions &&
+      s.ablation != Ablation::kWithoutIntra)
+    return "rounds: 1 leaves r_intra undefined (eq. 1 compares rounds 1..T); use intra_reward: all_transitions, "
+           "ablation: intra, or rounds of at least 2";
   const auto warmup = static_cast<std::size_t>(std::ceil(s.warmup_share * static_cast<double>(tasks)));
   if (tasks < warmup + 1) return fmt::format("{} tasks leave none to train on after the warm-up", tasks);
   return {};
@@ -276,12 +312,54 @@ std::string check(const TrainerSettings& s, std::size_t agents, std::size_t task
 struct WarmUp {
   std::vector<AgentCoefficients> coefficients;  // one per agent, compromised ones included
   BaseCoefficients bases;
+  CohensD d;
+  std::string reason;                 // how the bases were set
+  std::vector<std::string> warnings;  // a fallback from the rule asked for
   std::size_t debates = 0;
 };
 
+std::string describe(const std::optional<double>& d) { return d ? fmt::format("{:.3f}", *d) : "undefined"; }
+
+// U-8: the bases by the rule asked for, with our fallback to equal bases when the Cohen's d rule
+// would set a base that the ablation keeps to 0 (docs/protocols.md, "UDPO's reference trainer"):
+// a d that is negative or undefined must not silently ablate its term. Then the ablation.
+void set_bases(WarmUp& warm, const TrainerSettings& settings) {
+  BaseCoefficients bases = base_coefficients(warm.d, settings.lambda_base, settings.eta_base);
+  if (settings.equal_bases) {
+    warm.reason = "bases: equal (U-8 reading (b))";
+  } else if (bases.rule == BaseRule::kEqual) {
+    warm.reason = fmt::format(
+        "no warm-up Cohen's d is defined and positive (U_intra {}, U_inter {}, U_sys {}): equal bases, U-8 reading (b)",
+        describe(warm.d.u_intra), describe(warm.d.u_inter), describe(warm.d.u_sys));
+    warm.warnings.push_back(warm.reason);
+  } else {
+    const BaseCoefficients by_rule = ablated(bases, settings.ablation);
+    const BaseCoefficients kept = ablated(BaseCoefficients{}, settings.ablation);  // 0 where ablated
+    std::vector<std::string> zeroed;  // the bases the rule would drop that the ablation keeps
+    const auto note = [&](double base, double kept_by_ablation, std::string_view name, std::string_view u,
+                          const std::optional<double>& d) {
+      if (base == 0.0 && kept_by_ablation != 0.0) zeroed.push_back(fmt::format("{} (d of {} {})", name, u, describe(d)));
+    };
+    note(by_rule.alpha, kept.alpha, "α_base", "U_intra", warm.d.u_intra);
+    note(by_rule.beta, kept.beta, "β_base", "U_inter", warm.d.u_inter);
+    note(by_rule.gamma, kept.gamma, "γ_base", "U_sys", warm.d.u_sys);
+    if (zeroed.empty()) {
+      warm.reason =
+          "the warm-up's Cohen's d of U_intra, U_inter, U_sys, each clipped at 0 and normalised (U-8 reading (a))";
+    } else {
+      bases = base_coefficients(CohensD{}, settings.lambda_base, settings.eta_base);  // reading (b)
+      warm.reason = fmt::format(
+          "the Cohen's d rule would set {} to 0, an ablation not asked for: equal bases instead (U-8 reading (b))",
+          fmt::join(zeroed, " and "));
+      warm.warnings.push_back(warm.reason);
+    }
+  }
+  warm.bases = ablated(bases, settings.ablation);
+}
+
 // Phases 1 and 2 of App. A.2 (UDPO only): the untrained agents debate the first `count` tasks
-// once; the bases come from those debates' failure-vs-success Cohen's d (U-8), each agent's
-// coefficients from its profile by eqs. (10)–(14).
+// once; the bases come from those debates' failure-vs-success Cohen's d (U-8; set_bases), each
+// agent's coefficients from its profile by eqs. (10)–(14).
 WarmUp warm_up(const Arena& arena, const TrainerSettings& settings, std::size_t count, std::uint64_t& next_seed) {
   const std::size_t n = arena.agents.size();
   const std::vector<PolicyWeights> untrained(n, PolicyWeights{});
@@ -289,13 +367,12 @@ WarmUp warm_up(const Arena& arena, const TrainerSettings& settings, std::size_t 
   for (std::size_t k = 0; k < count; ++k) warmup.push_back(detail::play(arena, k, next_seed++, untrained));
   WarmUp out;
   out.debates = warmup.size();
-  CohensD d;
   if (!settings.equal_bases && !warmup.empty()) {
-    d.u_intra = failure_effect(warmup, &UncertaintyMetrics::u_intra);
-    d.u_inter = failure_effect(warmup, &UncertaintyMetrics::u_inter);
-    d.u_sys = failure_effect(warmup, &UncertaintyMetrics::u_sys);
+    out.d.u_intra = failure_effect(warmup, &UncertaintyMetrics::u_intra);
+    out.d.u_inter = failure_effect(warmup, &UncertaintyMetrics::u_inter);
+    out.d.u_sys = failure_effect(warmup, &UncertaintyMetrics::u_sys);
   }
-  out.bases = ablated(base_coefficients(d, settings.lambda_base, settings.eta_base), settings.ablation);
+  set_bases(out, settings);
   std::vector<AnswerTrajectory> trajectories;
   for (const Played& p : warmup) trajectories.push_back(p.answers);
   ProfileOptions profile_options;
@@ -325,38 +402,33 @@ std::vector<Played> play_fresh(const Arena& arena, const TrainerSettings& settin
   return fresh;
 }
 
+// β_IS at `iteration`: linear from replay_correction_start at the first iteration to
+// replay.correction_exponent at the last (Schaul et al. 2016); the last value when K = 1.
+double correction_exponent(const TrainerSettings& settings, int iteration) {
+  if (settings.iterations == 1) return settings.replay.correction_exponent;
+  const double progress = static_cast<double>(iteration - 1) / static_cast<double>(settings.iterations - 1);
+  const double start = settings.replay_correction_start, end = settings.replay.correction_exponent;
+  return start + (end - start) * progress;
+}
+
 // The update's minibatch: the fresh debates, then (UDPO) `replay_draws` earlier trajectories
-// drawn from the buffer by eq. (15) with their importance weights (App. A.3).
+// drawn from the buffer by eq. (15) with their importance weights at this iteration's β_IS
+// (App. A.3).
 Minibatch assemble(const std::vector<Played>& fresh, const std::vector<Played>& buffer, const TrainerSettings& settings,
-                   Rng& rng) {
+                   int iteration, Rng& rng) {
   Minibatch batch;
   for (const Played& p : fresh) batch.add(p, 1.0);
   batch.fresh = fresh.size();
   if (settings.method != Method::kUdpo || settings.replay_draws <= 0 || buffer.empty()) return batch;
   std::vector<double> priorities;
   for (const Played& p : buffer) priorities.push_back(p.replay_priority);
-  const ReplaySampler sampler(priorities, settings.replay);
+  ReplayOptions options = settings.replay;
+  options.correction_exponent = correction_exponent(settings, iteration);
+  batch.correction_exponent = options.correction_exponent;
+  const ReplaySampler sampler(priorities, options);
   for (const auto& draw : sampler.draw(static_cast<std::size_t>(settings.replay_draws), rng))
     batch.add(buffer[draw.index], draw.weight);
   return batch;
-}
-
-// Every agent's advantage on every trajectory of the minibatch, and the reward the curve reports.
-struct Advantages {
-  std::vector<std::vector<double>> by_agent;  // [agent][trajectory]
-  double fresh_reward_sum = 0.0;              // Σ over agents and fresh debates of the agent's reward
-};
-
-// UDPO: eq. (4) per agent, Â = r − b with b the agent's minibatch mean (eq. 9, U-15).
-Advantages udpo_advantages(const Minibatch& batch, const std::vector<AgentCoefficients>& coefficients) {
-  Advantages out;
-  for (const AgentCoefficients& c : coefficients) {
-    std::vector<double> rewards;
-    for (const Played* p : batch.trajectories) rewards.push_back(agent_reward(p->rewards, c).total);
-    for (std::size_t m = 0; m < batch.fresh; ++m) out.fresh_reward_sum += rewards[m];
-    out.by_agent.push_back(advantages(rewards));
-  }
-  return out;
 }
 
 // The MAPPO-style baseline's shared reward r_task + r_inter against the centralised value V(s),
@@ -372,11 +444,10 @@ class MappoCritic {
     }
     if (!fitted_) value_.fit(states, shared_rewards);
     Advantages out;
-    out.by_agent.assign(agents, std::vector<double>(batch.size(), 0.0));
-    for (std::size_t i = 0; i < agents; ++i) {
-      for (std::size_t m = 0; m < batch.size(); ++m) out.by_agent[i][m] = shared_rewards[m] - value_(states[m]);
-      for (std::size_t m = 0; m < batch.fresh; ++m) out.fresh_reward_sum += shared_rewards[m];
-    }
+    std::vector<double> advantage;
+    for (std::size_t m = 0; m < batch.size(); ++m) advantage.push_back(shared_rewards[m] - value_(states[m]));
+    out.by_agent.assign(agents, advantage);
+    out.rewards.assign(agents, shared_rewards);
     value_.fit(states, shared_rewards);
     fitted_ = true;
     return out;
@@ -388,10 +459,12 @@ class MappoCritic {
 };
 
 // Line 18: maximise L^(i) (eq. 6) by `epochs` Adam steps per trained agent; returns the mean
-// over trained agents of L^(i) before the update.
-double update(const Arena& arena, const Minibatch& batch, const Advantages& advantage,
-              const std::vector<AgentCoefficients>& coefficients, const std::vector<PolicyWeights>& reference,
-              const TrainerSettings& settings, std::vector<PolicyWeights>& weights, std::vector<Adam>& optimisers) {
+// over trained agents of L^(i) before the update. An agent whose policy became degenerate
+// (detail::DegeneratePolicy) is an Error naming the iteration, the agent and the remedy.
+Result<double> update(const Arena& arena, int iteration, const Minibatch& batch, const Advantages& advantage,
+                      const std::vector<AgentCoefficients>& coefficients, const std::vector<PolicyWeights>& reference,
+                      const TrainerSettings& settings, std::vector<PolicyWeights>& weights,
+                      std::vector<Adam>& optimisers) {
   double objective_sum = 0.0;
   int trained = 0;
   for (std::size_t i = 0; i < arena.agents.size(); ++i) {
@@ -399,8 +472,17 @@ double update(const Arena& arena, const Minibatch& batch, const Advantages& adva
     ++trained;
     const double eta = settings.method == Method::kUdpo ? coefficients[i].eta : 0.0;
     for (int epoch = 0; epoch < settings.epochs; ++epoch) {
-      const AgentStep step =
-          detail::agent_step(batch, i, advantage.by_agent[i], weights[i], reference[i], eta, settings.clip_epsilon);
+      AgentStep step;
+      try {
+        step = detail::agent_step(batch, i, advantage.by_agent[i], weights[i], reference[i], eta, settings.clip_epsilon);
+      } catch (const detail::DegeneratePolicy&) {
+        const PolicyWeights& w = weights[i];
+        return Error{fmt::format(
+            "iteration {}: agent {}'s revision policy became degenerate (weights {:.4g}, {:.4g}, {:.4g}, {:.4g}: an "
+            "action's probability underflowed to 0, so its log-probability and the KL anchor are infinite); lower "
+            "training.learning_rate (now {})",
+            iteration, arena.agents[i].name, w[0], w[1], w[2], w[3], settings.learning_rate)};
+      }
       if (epoch == 0) objective_sum += step.objective;
       optimisers[i].ascend(weights[i], step.gradient, settings.learning_rate);
     }
@@ -410,7 +492,7 @@ double update(const Arena& arena, const Minibatch& batch, const Advantages& adva
 
 // The curve's row: the fresh debates (played by the policy before this update) and the update.
 IterationLog curve_row(const Arena& arena, int iteration, const std::vector<Played>& fresh, const Minibatch& batch,
-                       double fresh_reward_sum, double objective, const std::vector<PolicyWeights>& weights,
+                       const Advantages& advantage, double objective, const std::vector<PolicyWeights>& weights,
                        const std::vector<PolicyWeights>& reference, const TrainerSettings& settings) {
   const std::size_t n = arena.agents.size();
   IterationLog log;
@@ -421,8 +503,8 @@ IterationLog curve_row(const Arena& arena, int iteration, const std::vector<Play
   log.u_intra = mean_of(fresh, &UncertaintyMetrics::u_intra);
   log.u_inter = mean_of(fresh, &UncertaintyMetrics::u_inter);
   log.u_sys = mean_of(fresh, &UncertaintyMetrics::u_sys);
-  log.reward = fresh_reward_sum / static_cast<double>(fresh.size() * n);
   log.objective = objective;
+  log.reward = detail::honest_mean_reward(arena, advantage, batch.fresh);
   double anchor_sum = 0.0;
   int clipped = 0, samples = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -438,6 +520,7 @@ IterationLog curve_row(const Arena& arena, int iteration, const std::vector<Play
   log.anchor = samples ? anchor_sum / samples : 0.0;
   log.clipped_share = samples ? static_cast<double>(clipped) / samples : 0.0;
   log.replayed = static_cast<int>(batch.size() - batch.fresh);
+  log.correction_exponent = batch.correction_exponent;
   for (std::size_t i = 0; i < n; ++i)
     if (arena.honest(i)) log.weights[arena.agents[i].name] = weights[i];
   return log;
@@ -459,7 +542,7 @@ void keep_in_buffer(std::vector<Played>& buffer, std::vector<Played>&& fresh, co
 
 Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<TrainingAgent>& agents,
                              std::shared_ptr<const SimulatorParams> params, const TrainerSettings& settings,
-                             const std::function<void(const IterationLog&)>& on_iteration) {
+                             const TrainingHooks& hooks) {
   if (!params) return Error{"training needs simulator parameters"};
   if (const std::string problem = check(settings, agents.size(), tasks.size()); !problem.empty()) return Error{problem};
   auto made = detail::make_arena(tasks, agents, *params, settings);
@@ -471,14 +554,19 @@ Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<T
 
   TrainingResult result;
   result.training_tasks = tasks.size() - warmup_count;
-  WarmUp warm{std::vector<AgentCoefficients>(n), BaseCoefficients{}, 0};
+  WarmUp warm;
+  warm.coefficients.resize(n);
   if (settings.method == Method::kUdpo) {
     warm = warm_up(arena, settings, warmup_count, next_seed);
     for (std::size_t i = 0; i < n; ++i)
       if (arena.honest(i)) result.coefficients[agents[i].name] = warm.coefficients[i];
     result.bases = warm.bases;
+    result.warmup_d = warm.d;
+    result.bases_reason = warm.reason;
+    result.warnings = warm.warnings;
   }
   result.warmup_debates = warm.debates;
+  if (hooks.after_warmup) hooks.after_warmup(result);
 
   Rng rng(HashBuilder().add("udpo-batches").add(settings.seed).value());
   std::vector<PolicyWeights> weights(n, PolicyWeights{});
@@ -488,13 +576,14 @@ Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<T
   for (int iteration = 1; iteration <= settings.iterations; ++iteration) {
     const std::vector<PolicyWeights> reference = weights;  // θ_ref ← θ (U-10 reading (a))
     std::vector<Played> fresh = play_fresh(arena, settings, warmup_count, rng, next_seed, weights);
-    const Minibatch batch = assemble(fresh, buffer, settings, rng);
-    const Advantages advantage = settings.method == Method::kUdpo ? udpo_advantages(batch, warm.coefficients)
+    const Minibatch batch = assemble(fresh, buffer, settings, iteration, rng);
+    const Advantages advantage = settings.method == Method::kUdpo ? detail::udpo_advantages(batch, warm.coefficients)
                                                                   : critic.advantages(batch, n);
-    const double objective = update(arena, batch, advantage, warm.coefficients, reference, settings, weights, optimisers);
-    IterationLog log =
-        curve_row(arena, iteration, fresh, batch, advantage.fresh_reward_sum, objective, weights, reference, settings);
-    if (on_iteration) on_iteration(log);
+    const Result<double> objective =
+        update(arena, iteration, batch, advantage, warm.coefficients, reference, settings, weights, optimisers);
+    if (!objective) return objective.error();
+    IterationLog log = curve_row(arena, iteration, fresh, batch, advantage, *objective, weights, reference, settings);
+    if (hooks.after_iteration) hooks.after_iteration(log);
     result.curve.push_back(std::move(log));
     if (settings.method == Method::kUdpo) keep_in_buffer(buffer, std::move(fresh), warm.bases, settings.replay_capacity);
   }

@@ -76,6 +76,7 @@ struct Minibatch {
   std::vector<const Played*> trajectories;
   std::vector<double> importance;
   std::size_t fresh = 0;
+  double correction_exponent = 0.0;  // β_IS of the replayed trajectories' weights
 
   std::size_t size() const { return trajectories.size(); }
   void add(const Played& played, double weight) {
@@ -84,9 +85,27 @@ struct Minibatch {
   }
 };
 
+// Every agent's reward and advantage on every trajectory of a minibatch ([agent][trajectory]).
+struct Advantages {
+  std::vector<std::vector<double>> rewards;
+  std::vector<std::vector<double>> by_agent;
+};
+
+// UDPO: eq. (4) per agent with its coefficients; Â = r − b, b the agent's mean reward over the
+// minibatch's fresh trajectories (eq. 9, Alg. 1 line 14, U-15), for fresh and replayed ones.
+Advantages udpo_advantages(const Minibatch& batch, const std::vector<AgentCoefficients>& coefficients);
+
+// The curve's reward: the mean over the honest agents and the first `fresh` trajectories of the
+// agent's reward (the compromised agents' rewards left out).
+double honest_mean_reward(const Arena& arena, const Advantages& advantage, std::size_t fresh);
+
+// Thrown by agent_step when an action's log-probability or the anchor is not finite at θ.
+struct DegeneratePolicy {};
+
 // Eq. (6) for one agent on a minibatch at θ = `weights` — L^(i) = (1/M) Σ w ℓ_clip − η (1/M) Σ w
 // ℓ_anchor, ρ against the policy that played each debate, the anchor against `reference` — and
 // its θ-gradient: Σ_m ∂L/∂log π(τ_m) ∇log π(τ_m) − η w_m/M ∇ℓ_anchor(τ_m). η = 0 skips the anchor.
+// Throws DegeneratePolicy (above).
 struct AgentStep {
   double objective = 0.0;
   PolicyWeights gradient{};

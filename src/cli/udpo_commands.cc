@@ -99,7 +99,7 @@ std::string base_rule_name(udpo::BaseRule rule) { return rule == udpo::BaseRule:
 // training.jsonl and the `training` key of the policy files. UDPO's own settings (ablation,
 // replay, bases) only for UDPO.
 Json settings_json(const TrainingConfig& t, const udpo::TrainerSettings& s, const ExperimentConfig& config,
-                             const std::vector<udpo::TrainingAgent>& agents, const std::filesystem::path& params_file) {
+                   const std::vector<udpo::TrainingAgent>& agents, const std::filesystem::path& params_file) {
   Json out = {{"simulated", true}, {"experiment", config.name}, {"method", t.method}};
   Json debaters = Json::array();
   for (const auto& a : agents)
@@ -115,6 +115,7 @@ Json settings_json(const TrainingConfig& t, const udpo::TrainerSettings& s, cons
   out["clip"] = s.clip_epsilon;
   out["seed"] = s.seed;
   out["u_intra_lambda"] = s.u_intra_lambda;
+  out["warmup_share"] = s.warmup_share;  // MAPPO does not train on the warm-up tasks either
   if (s.method == udpo::Method::kUdpo) {
     out["ablation"] = t.ablation;
     out["intra_reward"] = t.intra_reward;
@@ -122,7 +123,6 @@ Json settings_json(const TrainingConfig& t, const udpo::TrainerSettings& s, cons
     out["kappa"] = s.kappa;
     out["lambda_base"] = s.lambda_base;
     out["eta_base"] = s.eta_base;
-    out["warmup_share"] = s.warmup_share;
     out["replay"] = {{"buffer", s.replay_capacity},
                      {"draws", s.replay_draws},
                      {"exponent", s.replay.priority_exponent},
@@ -140,12 +140,12 @@ void add_warmup(Json& metadata, const udpo::TrainingResult& warm) {
   metadata["training_tasks"] = warm.training_tasks;
   if (!warm.bases) return;
   const udpo::BaseCoefficients& b = *warm.bases;
-  metadata["bases"] = {{"alpha", b.alpha}, {"beta", b.beta},        {"gamma", b.gamma},
-                       {"lambda", b.lambda}, {"eta", b.eta},         {"rule", base_rule_name(b.rule)},
-                       {"reason", warm.bases_reason},
-                       {"cohens_d", {{"u_intra", optional_json(warm.warmup_d.u_intra)},
-                                     {"u_inter", optional_json(warm.warmup_d.u_inter)},
-                                     {"u_sys", optional_json(warm.warmup_d.u_sys)}}}};
+  const Json d = {{"u_intra", optional_json(warm.warmup_d.u_intra)},
+                  {"u_inter", optional_json(warm.warmup_d.u_inter)},
+                  {"u_sys", optional_json(warm.warmup_d.u_sys)}};
+  metadata["bases"] = {{"alpha", b.alpha},   {"beta", b.beta}, {"gamma", b.gamma},
+                       {"lambda", b.lambda}, {"eta", b.eta},   {"rule", base_rule_name(b.rule)},
+                       {"reason", warm.bases_reason}, {"cohens_d", d}};
   for (const auto& [agent, c] : warm.coefficients)
     metadata["coefficients"][agent] = {{"alpha", c.alpha}, {"beta", c.beta}, {"gamma", c.gamma},
                                        {"lambda", c.lambda}, {"eta", c.eta}};

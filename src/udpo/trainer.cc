@@ -320,41 +320,43 @@ struct WarmUp {
 
 std::string describe(const std::optional<double>& d) { return d ? fmt::format("{:.3f}", *d) : "undefined"; }
 
-// U-8: the bases by the rule asked for, with our fallback to equal bases when the Cohen's d rule
-// would set a base that the ablation keeps to 0 (docs/protocols.md, "UDPO's reference trainer"):
-// a d that is negative or undefined must not silently ablate its term. Then the ablation.
+// U-8: the bases by the rule asked for, then the ablation. Reading (a) sets a base to 0 where the
+// warm-up's d of its U is negative (the U is lower in the failed debates, so rewarding its
+// reduction would reward failure) or undefined (no evidence). That drops the term from every
+// reward and from the replay priority — an ablation nobody asked for — so it is never silent: a
+// warning, and the reason recorded with the d values (docs/protocols.md, "UDPO's reference
+// trainer"). `bases: equal` keeps every term.
 void set_bases(WarmUp& warm, const TrainerSettings& settings) {
-  BaseCoefficients bases = base_coefficients(warm.d, settings.lambda_base, settings.eta_base);
+  const BaseCoefficients bases = base_coefficients(warm.d, settings.lambda_base, settings.eta_base);
+  warm.bases = ablated(bases, settings.ablation);
   if (settings.equal_bases) {
     warm.reason = "bases: equal (U-8 reading (b))";
-  } else if (bases.rule == BaseRule::kEqual) {
-    warm.reason = fmt::format(
-        "no warm-up Cohen's d is defined and positive (U_intra {}, U_inter {}, U_sys {}): equal bases, U-8 reading (b)",
-        describe(warm.d.u_intra), describe(warm.d.u_inter), describe(warm.d.u_sys));
-    warm.warnings.push_back(warm.reason);
-  } else {
-    const BaseCoefficients by_rule = ablated(bases, settings.ablation);
-    const BaseCoefficients kept = ablated(BaseCoefficients{}, settings.ablation);  // 0 where ablated
-    std::vector<std::string> zeroed;  // the bases the rule would drop that the ablation keeps
-    const auto note = [&](double base, double kept_by_ablation, std::string_view name, std::string_view u,
-                          const std::optional<double>& d) {
-      if (base == 0.0 && kept_by_ablation != 0.0) zeroed.push_back(fmt::format("{} (d of {} {})", name, u, describe(d)));
-    };
-    note(by_rule.alpha, kept.alpha, "α_base", "U_intra", warm.d.u_intra);
-    note(by_rule.beta, kept.beta, "β_base", "U_inter", warm.d.u_inter);
-    note(by_rule.gamma, kept.gamma, "γ_base", "U_sys", warm.d.u_sys);
-    if (zeroed.empty()) {
-      warm.reason =
-          "the warm-up's Cohen's d of U_intra, U_inter, U_sys, each clipped at 0 and normalised (U-8 reading (a))";
-    } else {
-      bases = base_coefficients(CohensD{}, settings.lambda_base, settings.eta_base);  // reading (b)
-      warm.reason = fmt::format(
-          "the Cohen's d rule would set {} to 0, an ablation not asked for: equal bases instead (U-8 reading (b))",
-          fmt::join(zeroed, " and "));
-      warm.warnings.push_back(warm.reason);
-    }
+    return;
   }
-  warm.bases = ablated(bases, settings.ablation);
+  const std::string effects = fmt::format("U_intra {}, U_inter {}, U_sys {}", describe(warm.d.u_intra),
+                                          describe(warm.d.u_inter), describe(warm.d.u_sys));
+  if (bases.rule == BaseRule::kEqual) {
+    warm.reason = "no warm-up Cohen's d is defined and positive (" + effects + "): equal bases, U-8 reading (b)";
+    warm.warnings.push_back(warm.reason);
+    return;
+  }
+  const BaseCoefficients kept = ablated(BaseCoefficients{}, settings.ablation);  // 0 where ablated
+  std::vector<std::string> zeroed;  // the bases the rule sets to 0 that the ablation keeps
+  const auto note = [&](double base, double kept_by_ablation, std::string_view name) {
+    if (base == 0.0 && kept_by_ablation != 0.0) zeroed.emplace_back(name);
+  };
+  note(warm.bases.alpha, kept.alpha, "α_base");
+  note(warm.bases.beta, kept.beta, "β_base");
+  note(warm.bases.gamma, kept.gamma, "γ_base");
+  if (zeroed.empty()) {
+    warm.reason = "the warm-up's Cohen's d (" + effects + "), each clipped at 0 and normalised (U-8 reading (a))";
+    return;
+  }
+  warm.reason = fmt::format(
+      "the warm-up's Cohen's d ({}) set {} to 0, since a d that is not positive is clipped (U-8 reading (a)): the "
+      "term leaves every reward and the replay priority, an ablation not asked for (bases: equal keeps it)",
+      effects, fmt::join(zeroed, " and "));
+  warm.warnings.push_back(warm.reason);
 }
 
 // Phases 1 and 2 of App. A.2 (UDPO only): the untrained agents debate the first `count` tasks

@@ -80,9 +80,9 @@ TEST(UdpoTrainer, TrainingRaisesAccuracyOnHeldOutQuestionsOnTheSameDraws) {
 
 // A pinned run: a change to these values is a change to what the trainer computes, never a
 // side effect of restructuring it (the values change only with a documented fix). Taken before
-// train() was split into steps and unchanged by the split; then changed (UDPO) by the equal-bases
-// fallback under attack, the importance weights of expectation 1 with β_IS annealed, and the
-// baseline over the fresh trajectories; MAPPO's reward by the last digit only (the honest mean).
+// train() was split into steps and unchanged by the split; then changed (UDPO) by the importance
+// weights of expectation 1 with β_IS annealed and the baseline over the fresh trajectories;
+// MAPPO's reward by the last digit only (the honest agents' mean).
 TEST(UdpoTrainer, APinnedRunKeepsItsCurveAndWeights) {
   const auto params = default_simulator_params();
   TrainerSettings s = small(Method::kUdpo);
@@ -90,11 +90,11 @@ TEST(UdpoTrainer, APinnedRunKeepsItsCurveAndWeights) {
   s.compromised = 1;
   const auto result = train(questions(60), three_agents(), params, s);
   ASSERT_TRUE(result) << result.error().message;
-  EXPECT_DOUBLE_EQ(result->curve[4].reward, 1.0933052275333122);
-  EXPECT_DOUBLE_EQ(result->curve[4].objective, 0.040301302262175327);
-  EXPECT_DOUBLE_EQ(result->curve[4].anchor, 0.018850613673130203);
-  EXPECT_DOUBLE_EQ(result->weights.at("a1")[2], 1.6456737401884263);
-  EXPECT_DOUBLE_EQ(result->weights.at("a2")[0], 0.93695425126207044);
+  EXPECT_DOUBLE_EQ(result->curve[4].reward, 1.1774699602269447);
+  EXPECT_DOUBLE_EQ(result->curve[4].objective, 0.084333454484791348);
+  EXPECT_DOUBLE_EQ(result->curve[4].anchor, 0.019042739556353647);
+  EXPECT_DOUBLE_EQ(result->weights.at("a1")[2], 1.7729264719105462);
+  EXPECT_DOUBLE_EQ(result->weights.at("a2")[0], 0.053051326878294731);
   s.method = Method::kMappo;
   const auto mappo = train(questions(60), three_agents(), params, s);
   ASSERT_TRUE(mappo) << mappo.error().message;
@@ -299,10 +299,10 @@ TEST(UdpoTrainerSteps, TheCurvesRewardLeavesTheCompromisedAgentsOut) {
 }
 
 // Under attack the warm-up's Cohen's d of U_inter and U_sys are negative (the never-yielding
-// adversary leaves a dissenter exactly when the honest agents win): the Cohen's d rule would set
-// β_base and γ_base to 0, a double ablation nobody asked for. The trainer falls back to equal
-// bases, says so, and records the d it saw.
-TEST(UdpoTrainer, BasesThatTheCohensDRuleWouldZeroFallBackToEqualWithAWarning) {
+// adversary leaves a dissenter exactly when the honest agents win): the Cohen's d rule clips
+// β_base and γ_base to 0, a double ablation nobody asked for. It is kept (a negative d says the
+// term rewards failure) but never silent: a warning, the reason and the d values.
+TEST(UdpoTrainer, BasesThatTheCohensDRuleClipsToZeroAreReported) {
   const auto params = default_simulator_params();
   TrainerSettings s = small(Method::kUdpo);
   s.iterations = 1;
@@ -313,25 +313,27 @@ TEST(UdpoTrainer, BasesThatTheCohensDRuleWouldZeroFallBackToEqualWithAWarning) {
   ASSERT_TRUE(attacked->warmup_d.u_sys.has_value());
   EXPECT_LT(*attacked->warmup_d.u_sys, 0.0);
   ASSERT_TRUE(attacked->bases);
-  EXPECT_EQ(attacked->bases->rule, BaseRule::kEqual);
-  EXPECT_DOUBLE_EQ(attacked->bases->beta, 1.0 / 3.0);
-  EXPECT_DOUBLE_EQ(attacked->bases->gamma, 1.0 / 3.0);
+  EXPECT_EQ(attacked->bases->rule, BaseRule::kCohensD);
+  EXPECT_EQ(attacked->bases->beta, 0.0);
+  EXPECT_EQ(attacked->bases->gamma, 0.0);
+  EXPECT_DOUBLE_EQ(attacked->bases->alpha, 1.0);
   ASSERT_EQ(attacked->warnings.size(), 1u);
-  EXPECT_NE(attacked->warnings[0].find("γ_base (d of U_sys -"), std::string::npos) << attacked->warnings[0];
+  EXPECT_NE(attacked->warnings[0].find("set β_base and γ_base to 0"), std::string::npos) << attacked->warnings[0];
+  EXPECT_NE(attacked->warnings[0].find("U_sys -"), std::string::npos) << attacked->warnings[0];
   EXPECT_EQ(attacked->bases_reason, attacked->warnings[0]);
-  // An ablation asked for stays: without U_sys the rule still falls back for β_base, and γ_base is 0.
+  // An ablation asked for is not reported as one: without U_sys only β_base is.
   s.ablation = Ablation::kWithoutSys;
   const auto ablated_run = train(questions(80), three_agents(), params, s);
   ASSERT_TRUE(ablated_run);
-  EXPECT_EQ(ablated_run->bases->gamma, 0.0);
-  EXPECT_DOUBLE_EQ(ablated_run->bases->beta, 1.0 / 3.0);
-  EXPECT_EQ(ablated_run->warnings[0].find("γ_base"), std::string::npos) << ablated_run->warnings[0];
-  // Equal bases asked for: no warning, no d.
+  ASSERT_EQ(ablated_run->warnings.size(), 1u);
+  EXPECT_NE(ablated_run->warnings[0].find("set β_base to 0"), std::string::npos) << ablated_run->warnings[0];
+  // Equal bases asked for: every term kept, no warning, no d.
   s.ablation = Ablation::kNone;
   s.equal_bases = true;
   const auto equal = train(questions(80), three_agents(), params, s);
   ASSERT_TRUE(equal);
   EXPECT_TRUE(equal->warnings.empty());
+  EXPECT_DOUBLE_EQ(equal->bases->gamma, 1.0 / 3.0);
   EXPECT_FALSE(equal->warmup_d.u_sys.has_value());
   EXPECT_EQ(equal->bases_reason, "bases: equal (U-8 reading (b))");
 }

@@ -353,9 +353,9 @@ void set_bases(WarmUp& warm, const TrainerSettings& settings) {
     return;
   }
   warm.reason = fmt::format(
-      "the warm-up's Cohen's d ({}) set {} to 0, since a d that is not positive is clipped (U-8 reading (a)): the "
-      "term leaves every reward and the replay priority, an ablation not asked for (bases: equal keeps it)",
-      effects, fmt::join(zeroed, " and "));
+      "the warm-up's Cohen's d ({}) set {} to 0, since a d that is not positive is clipped (U-8 reading (a)): {} "
+      "every reward and the replay priority, an ablation not asked for (bases: equal keeps every term)",
+      effects, fmt::join(zeroed, " and "), zeroed.size() == 1 ? "the term leaves" : "the terms leave");
   warm.warnings.push_back(warm.reason);
 }
 
@@ -460,6 +460,30 @@ class MappoCritic {
   bool fitted_ = false;
 };
 
+Error degenerate(int iteration, const std::string& agent, const PolicyWeights& w, const TrainerSettings& settings) {
+  return Error{fmt::format(
+      "iteration {}: agent {}'s revision policy became degenerate (weights {:.4g}, {:.4g}, {:.4g}, {:.4g}: an "
+      "action's probability underflowed to 0, so its log-probability and the KL anchor are infinite); lower "
+      "training.learning_rate (now {})",
+      iteration, agent, w[0], w[1], w[2], w[3], settings.learning_rate)};
+}
+
+// The first trained agent whose policy after the update gives an action of the minibatch
+// probability 0 or an infinite KL anchor (agent_step checks the weights each step starts from,
+// not those the last step leaves).
+std::optional<std::size_t> degenerate_agent(const Arena& arena, const Minibatch& batch,
+                                            const std::vector<PolicyWeights>& weights,
+                                            const std::vector<PolicyWeights>& reference) {
+  for (std::size_t i = 0; i < arena.agents.size(); ++i) {
+    if (!arena.honest(i)) continue;
+    for (const Played* p : batch.trajectories)
+      if (!std::isfinite(detail::log_probability_of(p->steps[i], weights[i])) ||
+          !std::isfinite(detail::anchor_of(p->steps[i], weights[i], reference[i]).value))
+        return i;
+  }
+  return std::nullopt;
+}
+
 // Line 18: maximise L^(i) (eq. 6) by `epochs` Adam steps per trained agent; returns the mean
 // over trained agents of L^(i) before the update. An agent whose policy became degenerate
 // (detail::DegeneratePolicy) is an Error naming the iteration, the agent and the remedy.
@@ -478,12 +502,7 @@ Result<double> update(const Arena& arena, int iteration, const Minibatch& batch,
       try {
         step = detail::agent_step(batch, i, advantage.by_agent[i], weights[i], reference[i], eta, settings.clip_epsilon);
       } catch (const detail::DegeneratePolicy&) {
-        const PolicyWeights& w = weights[i];
-        return Error{fmt::format(
-            "iteration {}: agent {}'s revision policy became degenerate (weights {:.4g}, {:.4g}, {:.4g}, {:.4g}: an "
-            "action's probability underflowed to 0, so its log-probability and the KL anchor are infinite); lower "
-            "training.learning_rate (now {})",
-            iteration, arena.agents[i].name, w[0], w[1], w[2], w[3], settings.learning_rate)};
+        return degenerate(iteration, arena.agents[i].name, weights[i], settings);
       }
       if (epoch == 0) objective_sum += step.objective;
       optimisers[i].ascend(weights[i], step.gradient, settings.learning_rate);
@@ -584,6 +603,8 @@ Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<T
     const Result<double> objective =
         update(arena, iteration, batch, advantage, warm.coefficients, reference, settings, weights, optimisers);
     if (!objective) return objective.error();
+    if (const auto agent = degenerate_agent(arena, batch, weights, reference))
+      return degenerate(iteration, agents[*agent].name, weights[*agent], settings);
     IterationLog log = curve_row(arena, iteration, fresh, batch, advantage, *objective, weights, reference, settings);
     if (hooks.after_iteration) hooks.after_iteration(log);
     result.curve.push_back(std::move(log));

@@ -88,7 +88,7 @@ struct TrainingResult {
   std::map<std::string, AgentCoefficients> coefficients;  // UDPO's, from the warm-up
   std::optional<BaseCoefficients> bases;                  // UDPO's, after the ablation
   CohensD warmup_d;          // UDPO's warm-up failure-vs-success d of each U (nullopt: undefined or not computed)
-  std::string bases_reason;  // why the bases are what they are (UDPO), e.g. the fallback to equal bases
+  std::string bases_reason;  // why the bases are what they are (UDPO): the rule, the d, any base set to 0
   std::vector<std::string> warnings;  // what a user should know about the run (printed by the CLI)
   std::size_t warmup_debates = 0;
   std::size_t training_tasks = 0;

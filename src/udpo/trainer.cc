@@ -201,6 +201,32 @@ AgentStep agent_step(const Minibatch& batch, std::size_t agent, std::span<const 
   return step;
 }
 
+double LinearValue::operator()(const std::array<double, 4>& s) const {
+  return std::inner_product(s.begin(), s.end(), w.begin(), 0.0);
+}
+
+void LinearValue::fit(const std::vector<std::array<double, 4>>& states, const std::vector<double>& targets) {
+  double a[4][5] = {};
+  for (std::size_t m = 0; m < states.size(); ++m)
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 4; ++c) a[r][c] += states[m][r] * states[m][c];
+      a[r][4] += states[m][r] * targets[m];
+    }
+  for (int r = 0; r < 4; ++r) a[r][r] += 1e-6;
+  for (int col = 0; col < 4; ++col) {  // Gauss–Jordan with partial pivoting
+    int pivot = col;
+    for (int r = col + 1; r < 4; ++r)
+      if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
+    std::swap(a[col], a[pivot]);
+    for (int r = 0; r < 4; ++r) {
+      if (r == col) continue;
+      const double factor = a[r][col] / a[col][col];
+      for (int c = col; c < 5; ++c) a[r][c] -= factor * a[col][c];
+    }
+  }
+  for (int r = 0; r < 4; ++r) w[r] = a[r][4] / a[r][r];
+}
+
 }  // namespace detail
 
 namespace {
@@ -208,6 +234,7 @@ namespace {
 using detail::Advantages;
 using detail::AgentStep;
 using detail::Arena;
+using detail::LinearValue;
 using detail::Minibatch;
 using detail::Played;
 using sim::kPolicyFeatures;
@@ -232,33 +259,6 @@ struct Adam {
       const double corrected_second = second[f] / (1 - std::pow(kBeta2, steps));
       weights[f] += learning_rate * corrected_first / (std::sqrt(corrected_second) + kEpsilon);
     }
-  }
-};
-
-// MAPPO's centralised value V(s) = w·s, fitted by least squares (a small ridge keeps it defined).
-struct LinearValue {
-  std::array<double, 4> w{};
-  double operator()(const std::array<double, 4>& s) const { return std::inner_product(s.begin(), s.end(), w.begin(), 0.0); }
-  void fit(const std::vector<std::array<double, 4>>& states, const std::vector<double>& targets) {
-    double a[4][5] = {};
-    for (std::size_t m = 0; m < states.size(); ++m)
-      for (int r = 0; r < 4; ++r) {
-        for (int c = 0; c < 4; ++c) a[r][c] += states[m][r] * states[m][c];
-        a[r][4] += states[m][r] * targets[m];
-      }
-    for (int r = 0; r < 4; ++r) a[r][r] += 1e-6;
-    for (int col = 0; col < 4; ++col) {  // Gauss–Jordan with partial pivoting
-      int pivot = col;
-      for (int r = col + 1; r < 4; ++r)
-        if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
-      std::swap(a[col], a[pivot]);
-      for (int r = 0; r < 4; ++r) {
-        if (r == col) continue;
-        const double factor = a[r][col] / a[col][col];
-        for (int c = col; c < 5; ++c) a[r][c] -= factor * a[col][c];
-      }
-    }
-    for (int r = 0; r < 4; ++r) w[r] = a[r][4] / a[r][r];
   }
 };
 

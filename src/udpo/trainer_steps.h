@@ -4,6 +4,7 @@
 // objective with its θ-gradient. Internal to src/udpo: exposed so that the trainer's tests can
 // check each step (the gradient against finite differences of the objective it ascends).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -98,6 +99,14 @@ Advantages udpo_advantages(const Minibatch& batch, const std::vector<AgentCoeffi
 // The curve's reward: the mean over the honest agents and the first `fresh` trajectories of the
 // agent's reward (the compromised agents' rewards left out).
 double honest_mean_reward(const Arena& arena, const Advantages& advantage, std::size_t fresh);
+
+// The MAPPO-style baseline's centralised value V(s) = w·s, fitted by least squares (a ridge of
+// 1e-6 keeps it defined).
+struct LinearValue {
+  std::array<double, 4> w{};
+  double operator()(const std::array<double, 4>& s) const;
+  void fit(const std::vector<std::array<double, 4>>& states, const std::vector<double>& targets);
+};
 
 // Thrown by agent_step when an action's log-probability or the anchor is not finite at θ.
 struct DegeneratePolicy {};

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <cstdio>
+#include <numeric>
 #include <stdexcept>
 
 #include "llm/simulator_policy.h"
@@ -95,6 +98,13 @@ TEST(UdpoTrainer, APinnedRunKeepsItsCurveAndWeights) {
   EXPECT_DOUBLE_EQ(result->curve[4].anchor, 0.019042739556353647);
   EXPECT_DOUBLE_EQ(result->weights.at("a1")[2], 1.7729264719105462);
   EXPECT_DOUBLE_EQ(result->weights.at("a2")[0], 0.053051326878294731);
+  // A buffer smaller than what the iterations collect: replay draws from the latest 10 only.
+  TrainerSettings small_buffer = s;
+  small_buffer.replay_capacity = 10;
+  const auto kept = train(questions(60), three_agents(), params, small_buffer);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_DOUBLE_EQ(kept->weights.at("a1")[2], 1.7881753086890377);
+  EXPECT_DOUBLE_EQ(kept->curve[4].objective, -0.0097757272275107998);
   s.method = Method::kMappo;
   const auto mappo = train(questions(60), three_agents(), params, s);
   ASSERT_TRUE(mappo) << mappo.error().message;
@@ -432,6 +442,50 @@ TEST(UdpoTrainer, SeatCountsAreChecked) {
   EXPECT_FALSE(evaluate({}, three_agents(), params, {}, s));
   EXPECT_FALSE(evaluate(questions(5), three_agents(), nullptr, {}, s));
   EXPECT_FALSE(train(questions(20), three_agents(), nullptr, s));
+}
+
+// MAPPO's critic recovers a value that is exactly linear in the state.
+TEST(UdpoTrainerSteps, TheCriticFitsALinearValue) {
+  const std::array<double, 4> truth = {0.3, -1.2, 0.8, 2.5};
+  std::vector<std::array<double, 4>> states;
+  std::vector<double> targets;
+  for (int m = 0; m < 12; ++m) {
+    states.push_back({1.0, 0.1 * m, std::sin(m), 0.5 + 0.05 * m * m});
+    targets.push_back(std::inner_product(truth.begin(), truth.end(), states.back().begin(), 0.0));
+  }
+  detail::LinearValue value;
+  value.fit(states, targets);
+  for (std::size_t f = 0; f < 4; ++f) EXPECT_NEAR(value.w[f], truth[f], 1e-4) << f;
+  EXPECT_NEAR(value(states[5]), targets[5], 1e-4);  // up to the ridge
+}
+
+// Every setting the trainer reads is checked at the boundary, before any debate.
+TEST(UdpoTrainer, EverySettingIsChecked) {
+  const auto params = default_simulator_params();
+  const auto tasks = questions(20);
+  const auto refused = [&](const std::function<void(TrainerSettings&)>& change) {
+    TrainerSettings s = small(Method::kUdpo);
+    s.iterations = 1;
+    change(s);
+    return !train(tasks, three_agents(), params, s);
+  };
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.rounds = 0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.iterations = 0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.batch = 0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.epochs = 0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.learning_rate = 0.0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.kappa = -0.5; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.warmup_share = 1.0; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.warmup_share = -0.1; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.replay_draws = -1; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.replay_correction_start = 1.5; }));
+  EXPECT_TRUE(refused([](TrainerSettings& s) { s.replay_correction_start = -0.1; }));
+  // The edges that are allowed.
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.replay_correction_start = 1.0; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.replay_correction_start = 0.0; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.replay_draws = 0; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.kappa = 0.0; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.rounds = 1; s.ablation = Ablation::kWithoutIntra; }));
 }
 
 }  // namespace

@@ -227,10 +227,28 @@ void LinearValue::fit(const std::vector<std::array<double, 4>>& states, const st
   for (int r = 0; r < 4; ++r) w[r] = a[r][4] / a[r][r];
 }
 
+void Adam::ascend(PolicyWeights& weights, PolicyWeights gradient, double learning_rate) {
+  double norm = 0.0;
+  for (const double g : gradient) norm += g * g;
+  norm = std::sqrt(norm);
+  if (norm > 1.0)
+    for (double& g : gradient) g /= norm;
+  ++steps;
+  constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEpsilon = 1e-8;
+  for (std::size_t f = 0; f < kPolicyFeatures; ++f) {
+    first[f] = kBeta1 * first[f] + (1 - kBeta1) * gradient[f];
+    second[f] = kBeta2 * second[f] + (1 - kBeta2) * gradient[f] * gradient[f];
+    const double corrected_first = first[f] / (1 - std::pow(kBeta1, steps));
+    const double corrected_second = second[f] / (1 - std::pow(kBeta2, steps));
+    weights[f] += learning_rate * corrected_first / (std::sqrt(corrected_second) + kEpsilon);
+  }
+}
+
 }  // namespace detail
 
 namespace {
 
+using detail::Adam;
 using detail::Advantages;
 using detail::AgentStep;
 using detail::Arena;
@@ -239,28 +257,6 @@ using detail::Minibatch;
 using detail::Played;
 using sim::kPolicyFeatures;
 using sim::PolicyWeights;
-
-// Adam (ascent) on one agent's four weights, with App. A.1's gradient clipping at norm 1.
-struct Adam {
-  PolicyWeights first{}, second{};
-  int steps = 0;
-  void ascend(PolicyWeights& weights, PolicyWeights gradient, double learning_rate) {
-    double norm = 0.0;
-    for (const double g : gradient) norm += g * g;
-    norm = std::sqrt(norm);
-    if (norm > 1.0)
-      for (double& g : gradient) g /= norm;
-    ++steps;
-    constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEpsilon = 1e-8;
-    for (std::size_t f = 0; f < kPolicyFeatures; ++f) {
-      first[f] = kBeta1 * first[f] + (1 - kBeta1) * gradient[f];
-      second[f] = kBeta2 * second[f] + (1 - kBeta2) * gradient[f] * gradient[f];
-      const double corrected_first = first[f] / (1 - std::pow(kBeta1, steps));
-      const double corrected_second = second[f] / (1 - std::pow(kBeta2, steps));
-      weights[f] += learning_rate * corrected_first / (std::sqrt(corrected_second) + kEpsilon);
-    }
-  }
-};
 
 // Cohen's d of one U between the failed and the successful warm-up debates (§3.2).
 std::optional<double> failure_effect(const std::vector<Played>& debates, std::optional<double> UncertaintyMetrics::*u) {

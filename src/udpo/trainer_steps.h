@@ -100,6 +100,14 @@ Advantages udpo_advantages(const Minibatch& batch, const std::vector<AgentCoeffi
 // agent's reward (the compromised agents' rewards left out).
 double honest_mean_reward(const Arena& arena, const Advantages& advantage, std::size_t fresh);
 
+// Adam (ascent; β = 0.9, 0.999, ε = 1e-8) on one agent's four weights, with App. A.1's gradient
+// clipping at norm 1.
+struct Adam {
+  PolicyWeights first{}, second{};
+  int steps = 0;
+  void ascend(PolicyWeights& weights, PolicyWeights gradient, double learning_rate);
+};
+
 // The MAPPO-style baseline's centralised value V(s) = w·s, fitted by least squares (a ridge of
 // 1e-6 keeps it defined).
 struct LinearValue {

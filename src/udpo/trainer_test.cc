@@ -173,6 +173,9 @@ TEST(UdpoTrainer, TheCurveRecordsTheUpdate) {
     EXPECT_GE(row.clipped_share, 0.0);
     EXPECT_LE(row.clipped_share, 1.0);
     EXPECT_EQ(row.weights.size(), 3u);
+    EXPECT_TRUE(row.u_intra && row.u_inter && row.u_sys);  // T = 2, three agents: each defined
+    EXPECT_GT(row.accuracy, 0.0);  // the share of the 16 fresh debates whose vote is right
+    EXPECT_NEAR(row.accuracy * 16, std::round(row.accuracy * 16), 1e-9);
     moved = moved || row.anchor > 0.0;  // the update moved the policy away from θ_ref
     // At θ = θ_ref on the fresh samples ρ = 1, so L^(i) before the update is the mean
     // advantage of fresh and replayed samples weighted by w, which is 0 on the first iteration.
@@ -444,6 +447,21 @@ TEST(UdpoTrainer, SeatCountsAreChecked) {
   EXPECT_FALSE(train(questions(20), three_agents(), nullptr, s));
 }
 
+// Adam with the gradient clipped at norm 1, by hand (docs/protocols.md: β = 0.9, 0.999): a
+// gradient of norm 0.8 is not rescaled, one of norm 5 is scaled to norm 1.
+TEST(UdpoTrainerSteps, AdamClipsTheGradientAtNormOne) {
+  detail::Adam adam;
+  sim::PolicyWeights weights{};
+  adam.ascend(weights, {0.8, 0.0, 0.0, 0.0}, 1.0);
+  EXPECT_NEAR(weights[0], 1.0, 1e-7);  // the first step is the learning rate, whatever the scale
+  adam.ascend(weights, {-0.4, 0.0, 0.0, 0.0}, 1.0);
+  adam.ascend(weights, {3.0, 4.0, 0.0, 0.0}, 1.0);
+  EXPECT_NEAR(weights[0], 1.7933577876542492, 1e-9);  // clipping at 0.5 instead would give 1.89
+  EXPECT_NEAR(weights[1], 0.6388135855747108, 1e-9);
+  EXPECT_EQ(weights[2], 0.0);
+  EXPECT_EQ(adam.steps, 3);
+}
+
 // MAPPO's critic recovers a value that is exactly linear in the state.
 TEST(UdpoTrainerSteps, TheCriticFitsALinearValue) {
   const std::array<double, 4> truth = {0.3, -1.2, 0.8, 2.5};
@@ -485,6 +503,8 @@ TEST(UdpoTrainer, EverySettingIsChecked) {
   EXPECT_FALSE(refused([](TrainerSettings& s) { s.replay_correction_start = 0.0; }));
   EXPECT_FALSE(refused([](TrainerSettings& s) { s.replay_draws = 0; }));
   EXPECT_FALSE(refused([](TrainerSettings& s) { s.kappa = 0.0; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.batch = 1; }));
+  EXPECT_FALSE(refused([](TrainerSettings& s) { s.epochs = 1; }));
   EXPECT_FALSE(refused([](TrainerSettings& s) { s.rounds = 1; s.ablation = Ablation::kWithoutIntra; }));
 }
 

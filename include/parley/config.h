@@ -92,7 +92,8 @@ struct TrainingConfig {
   int replay_buffer = 256;
   int replay_draws = 16;
   double replay_exponent = 1.0;
-  double replay_correction = 1.0;
+  double replay_correction_start = 0.4;  // β_IS at the first iteration, annealed linearly to…
+  double replay_correction = 1.0;        // …β_IS at the last
   int checkpoint_every = 10;
   std::uint64_t seed = 1;
   std::filesystem::path dataset;      // training tasks (resolved; "" = the experiment's dataset)

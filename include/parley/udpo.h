@@ -153,16 +153,19 @@ double replay_uncertainty(const TrajectoryRewards& rewards, const BaseCoefficien
 struct ReplayOptions {
   double priority_floor = 1e-3;     // ε_p: p ∝ (U + ε_p)^η, so a certain trajectory is still drawn
   double priority_exponent = 1.0;   // η of eq. (15), ≥ 0 (0: uniform); not the anchor's η^(i)
-  double correction_exponent = 1.0; // β_IS of the importance weights, in [0, 1]
+  double correction_exponent = 1.0; // β_IS of the importance weights, in [0, 1] (a trainer may anneal it)
 };
 
 // p(τ) ∝ (U(τ) + ε_p)^η over the buffer, summing to 1. Throws for an empty buffer, a negative or
 // non-finite U, ε_p < 0, η < 0, or every priority 0.
 std::vector<double> replay_probabilities(std::span<const double> uncertainties, const ReplayOptions& options = {});
 
-// Importance-sampling corrections as in prioritised experience replay (App. A.3 gives no form):
-// w(τ) = (1 / (|B| p(τ)))^β_IS, divided by the largest w over the buffer so that w ≤ 1 and a
-// trajectory's weight does not depend on what else was drawn. 0 for a trajectory with p = 0.
+// Importance-sampling corrections as in prioritised experience replay (Schaul et al. 2016; App.
+// A.3 gives no form): w(τ) = (1 / (|B| p(τ)))^β_IS, normalised so that their expectation under p
+// is 1, Σ_τ p(τ) w(τ) = 1: a replayed trajectory counts on average as much as a fresh one, and a
+// trajectory's weight does not depend on what else was drawn. At β_IS = 1, E_p[w f] is the plain
+// mean of f over the buffer's drawable trajectories (no bias from the prioritisation); β_IS = 0
+// gives w = 1. 0 for a trajectory with p = 0.
 std::vector<double> importance_weights(std::span<const double> probabilities, double correction_exponent = 1.0);
 
 // Draws buffer indices with replacement by p(τ), each with its importance weight.
@@ -204,8 +207,13 @@ double clipped_surrogate(double ratio, double advantage, double clip_epsilon = 0
 double clipped_surrogate_derivative(double ratio, double advantage, double clip_epsilon = 0.2);
 
 // Eq. (9) and Algorithm 1 lines 14–15: Â_m = r_m − b over one agent's rewards in a minibatch,
-// b their mean (U-15: a baseline per agent). Throws for an empty minibatch.
+// b their mean (U-15: a baseline per agent). Throws for an empty minibatch or a reward that is
+// not finite.
 std::vector<double> advantages(std::span<const double> agent_rewards);
+// The same with b the mean of the first `baseline_count` rewards only — a minibatch's fresh
+// trajectories, listed before the replayed ones (line 14 averages the M sampled trajectories) —
+// and Â_m = r_m − b for every m. Throws also when baseline_count is 0 or more than the rewards.
+std::vector<double> advantages(std::span<const double> agent_rewards, std::size_t baseline_count);
 
 // Eq. (8)'s KL(p ‖ q) for categorical distributions, in nats; terms with p = 0 contribute 0,
 // +∞ when q = 0 < p. Throws when the sizes differ or either is not a distribution (entries ≥ 0

@@ -50,7 +50,8 @@ struct TrainerSettings {
   double warmup_share = 0.1;                          // warm-up tasks: this share of the training set
   std::size_t replay_capacity = 256;                  // the buffer keeps the latest trajectories
   int replay_draws = 16;                              // replayed trajectories per iteration (UDPO)
-  ReplayOptions replay;                               // ε_p, η, β_IS
+  ReplayOptions replay;                               // ε_p, η, and β_IS at the last iteration
+  double replay_correction_start = 0.4;               // β_IS at the first iteration, annealed linearly to replay's
   double u_intra_lambda = 0.5;                        // λ of U_intra
   std::uint64_t seed = 1;
 };
@@ -69,14 +70,15 @@ using PolicyWeightsByAgent = std::map<std::string, std::array<double, 4>>;  // s
 struct IterationLog {
   int iteration = 0;                 // 1..K
   double accuracy = 0.0;             // r_task over the fresh debates
-  double u_intra = 0.0;              // means over the fresh debates that define each
-  double u_inter = 0.0;
-  double u_sys = 0.0;
-  double reward = 0.0;               // mean total reward over agents and fresh debates
+  std::optional<double> u_intra;     // means over the fresh debates that define each; nullopt
+  std::optional<double> u_inter;     // when none does (U_intra with T = 1)
+  std::optional<double> u_sys;
+  double reward = 0.0;               // mean total reward over the honest agents and the fresh debates
   double objective = 0.0;            // mean over trained agents of L^(i) before the update
   double anchor = 0.0;               // mean KL to the reference after the update
   double clipped_share = 0.0;        // share of (agent, trajectory) samples whose ratio left [1 − ϵ, 1 + ϵ] after the update
   int replayed = 0;                  // replayed trajectories in the update
+  double correction_exponent = 0.0;  // β_IS of their importance weights (UDPO; 0 without replay)
   PolicyWeightsByAgent weights;      // after the update
 };
 
@@ -84,18 +86,30 @@ struct TrainingResult {
   std::vector<IterationLog> curve;
   PolicyWeightsByAgent weights;                      // the trained agents' final weights
   std::map<std::string, AgentCoefficients> coefficients;  // UDPO's, from the warm-up
-  std::optional<BaseCoefficients> bases;                  // UDPO's
+  std::optional<BaseCoefficients> bases;                  // UDPO's, after the ablation
+  CohensD warmup_d;          // UDPO's warm-up failure-vs-success d of each U (nullopt: undefined or not computed)
+  std::string bases_reason;  // why the bases are what they are (UDPO): the rule, the d, any base set to 0
+  std::vector<std::string> warnings;  // what a user should know about the run (printed by the CLI)
   std::size_t warmup_debates = 0;
   std::size_t training_tasks = 0;
 };
 
+// What a caller sees while training runs: the warm-up's outcome (`result` filled but for the
+// curve and the final weights) before the first iteration, then each curve row as it is made
+// (checkpoints, progress).
+struct TrainingHooks {
+  std::function<void(const TrainingResult&)> after_warmup;
+  std::function<void(const IterationLog&)> after_iteration;
+};
+
 // Trains the honest agents on `tasks` (the warm-up takes the first warmup_share of them, the
-// rest are sampled M at a time). `on_iteration` sees each row as it is made (checkpoints,
-// progress). Errors: fewer than two agents, m ≥ N, too few tasks, an unknown profile, bad
-// settings.
+// rest are sampled M at a time). Errors: fewer than two agents, m ≥ N, too few tasks, an unknown
+// profile, bad settings (e.g. a weighted r_intra that T = 1 leaves undefined), or a policy
+// driven to a degenerate distribution (an action's probability underflowing to 0, which makes ρ
+// and the KL anchor infinite), named with its iteration and agent.
 Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<TrainingAgent>& agents,
                              std::shared_ptr<const SimulatorParams> params, const TrainerSettings& settings,
-                             const std::function<void(const IterationLog&)>& on_iteration = {});
+                             const TrainingHooks& hooks = {});
 
 // Standard MAD played once on every task under `weights` (agents without weights: the
 // simulator's own behaviour), with settings.rounds, settings.compromised and debate seeds drawn
@@ -104,9 +118,9 @@ Result<TrainingResult> train(const std::vector<Task>& tasks, const std::vector<T
 struct Evaluation {
   std::size_t debates = 0;
   double accuracy = 0.0;
-  double u_intra = 0.0;
-  double u_inter = 0.0;
-  double u_sys = 0.0;
+  std::optional<double> u_intra;  // nullopt when no debate defines it
+  std::optional<double> u_inter;
+  std::optional<double> u_sys;
 };
 Result<Evaluation> evaluate(const std::vector<Task>& tasks, const std::vector<TrainingAgent>& agents,
                             std::shared_ptr<const SimulatorParams> params, const PolicyWeightsByAgent& weights,

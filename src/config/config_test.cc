@@ -217,6 +217,8 @@ TEST_F(ConfigTest, TrainingIsOptionalCheckedAndLeavesTheFingerprintAlone) {
   EXPECT_EQ(c->training->batch, 32);   // App. A.1
   EXPECT_EQ(c->training->kappa, 1.5);  // App. A.2
   EXPECT_EQ(c->training->warmup_share, 0.1);
+  EXPECT_EQ(c->training->replay_correction_start, 0.4);  // β_IS annealed from 0.4 (Schaul et al. 2016)…
+  EXPECT_EQ(c->training->replay_correction, 1.0);        // …to 1
   EXPECT_TRUE(c->training->dataset.empty());
   EXPECT_EQ(c->fingerprint(), plain->fingerprint());  // `parley run` ignores it
   // One agent in the experiment: nothing to debate.

@@ -279,7 +279,8 @@ TrainingConfig read_training(const YamlReader& r, const std::vector<std::string>
                              const std::filesystem::path& experiment) {
   r.only_keys({"method", "ablation", "intra_reward", "bases", "agents", "rounds", "compromised", "iterations",
                "batch", "epochs", "learning_rate", "clip", "kappa", "warmup_share", "replay_buffer", "replay_draws",
-               "replay_exponent", "replay_correction", "checkpoint_every", "seed", "dataset", "limit"});
+               "replay_exponent", "replay_correction_start", "replay_correction", "checkpoint_every", "seed",
+               "dataset", "limit"});
   TrainingConfig t;
   t.method = read_choice(r, "method", t.method, {"udpo", "mappo"});
   t.ablation = read_choice(r, "ablation", t.ablation, {"none", "intra", "inter", "sys"});
@@ -311,6 +312,7 @@ TrainingConfig read_training(const YamlReader& r, const std::vector<std::string>
   number("kappa", t.kappa, 0, 100);
   number("warmup_share", t.warmup_share, 0, 0.9);
   number("replay_exponent", t.replay_exponent, 0, 100);
+  number("replay_correction_start", t.replay_correction_start, 0, 1);
   number("replay_correction", t.replay_correction, 0, 1);
   if (auto seed = r.optional_integer("seed", 0, INT64_MAX)) t.seed = static_cast<std::uint64_t>(*seed);
   if (auto given = r.optional_text("dataset")) {

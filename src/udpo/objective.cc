@@ -62,11 +62,18 @@ double clipped_surrogate_derivative(double ratio, double advantage, double clip_
 }
 
 std::vector<double> advantages(std::span<const double> agent_rewards) {
+  return advantages(agent_rewards, agent_rewards.size());
+}
+
+std::vector<double> advantages(std::span<const double> agent_rewards, std::size_t baseline_count) {
   detail::require(!agent_rewards.empty(), "advantages", "the minibatch is empty");
+  detail::require(baseline_count >= 1 && baseline_count <= agent_rewards.size(), "advantages",
+                  "the baseline needs between 1 and all of the minibatch's rewards");
   for (const double reward : agent_rewards)
     detail::require(std::isfinite(reward), "advantages", "a reward is not finite");
-  const double baseline =
-      std::accumulate(agent_rewards.begin(), agent_rewards.end(), 0.0) / static_cast<double>(agent_rewards.size());
+  const auto counted = agent_rewards.first(baseline_count);
+  const double baseline =  // b, Alg. 1 line 14
+      std::accumulate(counted.begin(), counted.end(), 0.0) / static_cast<double>(baseline_count);
   std::vector<double> result;
   result.reserve(agent_rewards.size());
   for (const double reward : agent_rewards) result.push_back(reward - baseline);  // eq. (9)

@@ -115,6 +115,16 @@ TEST(UdpoObjective, AdvantagesAreCentredPerAgent) {
   EXPECT_THROW(advantages(std::vector<double>{1.0, NAN}), std::invalid_argument);
 }
 
+// Alg. 1 line 14 with replay: b over the fresh rewards (listed first) only, subtracted from all.
+TEST(UdpoObjective, TheBaselineMayCountOnlyTheFreshRewards) {
+  const std::vector<double> rewards = {1.0, 3.0, 10.0, -4.0};  // two fresh (b = 2), two replayed
+  EXPECT_EQ(advantages(rewards, 2), (std::vector<double>{-1.0, 1.0, 8.0, -6.0}));
+  EXPECT_EQ(advantages(rewards, 4), advantages(rewards));
+  EXPECT_THROW(advantages(rewards, 0), std::invalid_argument);
+  EXPECT_THROW(advantages(rewards, 5), std::invalid_argument);
+  EXPECT_THROW(advantages(std::vector<double>{1.0, NAN}, 1), std::invalid_argument);  // a replayed one too
+}
+
 TEST(UdpoObjective, KlDivergenceByHand) {
   const std::vector<double> p = {0.5, 0.5}, q = {0.25, 0.75};
   EXPECT_NEAR(kl_divergence(p, q), 0.5 * std::log(2.0) + 0.5 * std::log(2.0 / 3.0), kEps);

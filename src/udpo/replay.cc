@@ -53,16 +53,16 @@ std::vector<double> importance_weights(std::span<const double> probabilities, do
   const double buffer_size = static_cast<double>(probabilities.size());
   std::vector<double> weights;
   weights.reserve(probabilities.size());
-  double largest = 0.0;
+  double expectation = 0.0;  // E_p[w] before the normalisation
   for (const double p : probabilities) {
     detail::require(detail::non_negative(p) && p <= 1.0, "importance_weights", "a probability is outside [0, 1]");
     // (1/(|B| p))^β_IS; a trajectory that is never drawn needs no correction. (After the
     // normalisation below, |B| cancels: it is kept so that the weights read as PER writes them.)
     weights.push_back(p > 0.0 ? std::pow(buffer_size * p, -correction_exponent) : 0.0);
-    largest = std::max(largest, weights.back());
+    expectation += p * weights.back();
   }
-  detail::require(largest > 0.0, "importance_weights", "every probability is 0");
-  for (double& w : weights) w /= largest;
+  detail::require(expectation > 0.0, "importance_weights", "every probability is 0");
+  for (double& w : weights) w /= expectation;  // Σ p w = 1
   return weights;
 }
 

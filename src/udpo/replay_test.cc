@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/hash.h"
@@ -94,25 +95,64 @@ TEST(UdpoReplay, BadBuffersAreRefused) {
 }
 
 TEST(UdpoReplay, ImportanceWeightsByHand) {
-  // |B| = 4, p = (0.1, 0.2, 0.3, 0.4): 1/(|B| p) = (2.5, 1.25, 0.8333, 0.625); divided by 2.5.
+  // |B| = 4, p = (0.1, 0.2, 0.3, 0.4): 1/(|B| p) = (2.5, 1.25, 0.8333, 0.625), whose expectation
+  // under p is Σ p/(|B| p) = 1 already.
   const std::vector<double> p = {0.1, 0.2, 0.3, 0.4};
   const std::vector<double> w = importance_weights(p);
-  EXPECT_NEAR(w[0], 1.0, kEps);
-  EXPECT_NEAR(w[1], 0.5, kEps);
-  EXPECT_NEAR(w[2], 1.0 / 3.0, kEps);
-  EXPECT_NEAR(w[3], 0.25, kEps);
-  // β_IS = ½: square roots of the same ratios.
+  EXPECT_NEAR(w[0], 2.5, kEps);
+  EXPECT_NEAR(w[1], 1.25, kEps);
+  EXPECT_NEAR(w[2], 1.0 / 1.2, kEps);
+  EXPECT_NEAR(w[3], 0.625, kEps);
+  // β_IS = ½: (1/(4p))^½ = 1/(2√p), over E_p = Σ √p / 2.
   const std::vector<double> half = importance_weights(p, 0.5);
-  EXPECT_NEAR(half[1], std::sqrt(0.5), kEps);
-  EXPECT_NEAR(half[3], 0.5, kEps);
+  const double expectation = (std::sqrt(0.1) + std::sqrt(0.2) + std::sqrt(0.3) + std::sqrt(0.4)) / 2;
+  EXPECT_NEAR(half[1], 1 / (2 * std::sqrt(0.2)) / expectation, kEps);
+  EXPECT_NEAR(half[3], 1 / (2 * std::sqrt(0.4)) / expectation, kEps);
   // β_IS = 0: no correction.
-  for (const double value : importance_weights(p, 0.0)) EXPECT_EQ(value, 1.0);
-  // Uniform p needs no correction; a p = 0 entry gets weight 0 and does not set the maximum.
+  for (const double value : importance_weights(p, 0.0)) EXPECT_NEAR(value, 1.0, kEps);
+  // Uniform p needs no correction; a p = 0 entry gets weight 0 and is never drawn, so the others
+  // are corrected towards the uniform mean over the two drawable ones: 1/(2p).
   for (const double value : importance_weights(std::vector<double>{0.25, 0.25, 0.25, 0.25})) EXPECT_NEAR(value, 1.0, kEps);
   const std::vector<double> with_zero = importance_weights(std::vector<double>{0.0, 0.25, 0.75});
   EXPECT_EQ(with_zero[0], 0.0);
-  EXPECT_NEAR(with_zero[1], 1.0, kEps);
-  EXPECT_NEAR(with_zero[2], 1.0 / 3.0, kEps);
+  EXPECT_NEAR(with_zero[1], 2.0, kEps);
+  EXPECT_NEAR(with_zero[2], 2.0 / 3.0, kEps);
+}
+
+// The property the weights are for: their expectation under p is 1 for every β_IS (a replayed
+// trajectory counts on average as much as a fresh one), and at β_IS = 1 the weighted expectation
+// of any per-trajectory quantity is its plain mean over the buffer — also for draws from the
+// sampler, with the ε_p = 1e-3 floor that gives a certain trajectory a tiny p.
+TEST(UdpoReplay, ImportanceWeightsHaveExpectationOneAndUndoThePrioritisationAtFullCorrection) {
+  const std::vector<double> u = {0.0, 0.05, 0.3, 0.9, 0.0, 0.6, 0.2, 1.1};
+  const std::vector<double> f = {1.0, -2.0, 0.5, 3.0, 2.0, -1.0, 0.25, 0.75};  // e.g. an advantage
+  const double plain_mean = std::accumulate(f.begin(), f.end(), 0.0) / static_cast<double>(f.size());
+  const std::vector<double> p = replay_probabilities(u);
+  for (const double beta : {0.0, 0.4, 0.7, 1.0}) {
+    const std::vector<double> w = importance_weights(p, beta);
+    double expectation = 0.0, weighted = 0.0;
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      expectation += p[k] * w[k];
+      weighted += p[k] * w[k] * f[k];
+    }
+    EXPECT_NEAR(expectation, 1.0, 1e-12) << beta;
+    if (beta == 1.0) {
+      EXPECT_NEAR(weighted, plain_mean, 1e-12);
+    }
+    if (beta == 0.0) {
+      EXPECT_GT(std::abs(weighted - plain_mean), 0.1);  // the prioritisation left in
+    }
+  }
+  const ReplaySampler sampler(u, {.correction_exponent = 1.0});
+  Rng rng(11);
+  double weight_sum = 0.0, weighted_sum = 0.0;
+  constexpr int kDraws = 400000;
+  for (const ReplaySampler::Draw& draw : sampler.draw(kDraws, rng)) {
+    weight_sum += draw.weight;
+    weighted_sum += draw.weight * f[draw.index];
+  }
+  EXPECT_NEAR(weight_sum / kDraws, 1.0, 0.05);
+  EXPECT_NEAR(weighted_sum / kDraws, plain_mean, 0.05);
 }
 
 TEST(UdpoReplay, ABufferOfOneIsAlwaysDrawnAtFullWeight) {

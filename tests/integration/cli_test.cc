@@ -223,17 +223,33 @@ TEST(Cli, TrainUdpoWritesACurveCheckpointsAndAPolicyThatARunReads) {
   const auto trained = run_parley({"train-udpo", "train.yaml", "--out", "tr"}, dir);
   ASSERT_EQ(trained.exit_code, 0) << trained.err;
   EXPECT_EQ(trained.out.rfind("SIMULATED:", 0), 0u) << trained.out;
+  EXPECT_EQ(trained.err.find("evaluation tasks"), std::string::npos) << trained.err;  // separate training tasks
+  // Three warm-up debates that all end alike define no Cohen's d: equal bases, said on stderr.
+  EXPECT_NE(trained.err.find("warning: no warm-up Cohen's d is defined and positive"), std::string::npos)
+      << trained.err;
   int rows = 0;
   const std::string curve = read_file(dir / "tr/training.jsonl");
   for (char c : curve) rows += c == '\n';
-  EXPECT_EQ(rows, 6);
+  EXPECT_EQ(rows, 7);  // the header, then one row per iteration
+  const auto header = nlohmann::json::parse(curve.substr(0, curve.find('\n')))["training"];
+  EXPECT_EQ(header["learning_rate"], 0.05);
+  EXPECT_EQ(header["batch"], 8);
+  EXPECT_EQ(header["replay"]["draws"], 4);
+  EXPECT_EQ(header["replay"]["correction_start"], 0.4);
+  EXPECT_EQ(header["dataset"]["tasks"], 30);
+  EXPECT_EQ(header["evaluation_dataset"]["shared_tasks"], 0);
+  EXPECT_TRUE(header["bases"]["rule"].is_string());
+  EXPECT_EQ(header["bases"]["cohens_d"].size(), 3u);
+  EXPECT_EQ(header["agents"].size(), 3u);
   EXPECT_TRUE(std::filesystem::exists(dir / "tr/policy-iter3.json"));
   EXPECT_TRUE(std::filesystem::exists(dir / "tr/policy-iter6.json"));
   const auto policy = nlohmann::json::parse(read_file(dir / "tr/policy.json"));
   EXPECT_EQ(policy["format"], "parley-revision-policy-1");
   EXPECT_EQ(policy["agents"].size(), 3u);
   EXPECT_EQ(policy["training"]["method"], "udpo");
+  EXPECT_EQ(policy["training"]["ablation"], "none");
   EXPECT_EQ(policy["training"]["coefficients"].size(), 3u);
+  EXPECT_EQ(policy["training"]["bases"], header["bases"]);
 
   write_file(dir / "eval.yaml", "models:\n  - {name: sim, backend: simulator, policy: tr/policy.json}\n" + agents +
                                     "dataset: {path: test.jsonl}\nprotocols:\n  - {name: debate}\n");
@@ -265,6 +281,54 @@ TEST(Cli, TrainUdpoWritesACurveCheckpointsAndAPolicyThatARunReads) {
   const auto http = run_parley({"train-udpo", "http.yaml", "--out", "x"}, dir);
   EXPECT_EQ(http.exit_code, 2);
   EXPECT_NE(http.err.find("model web is not a simulator"), std::string::npos) << http.err;
+}
+
+// train-udpo's settings edges: training.limit without training.dataset, training on the
+// evaluation tasks (a warning), T = 1 (refused, or U_intra null on the curve), MAPPO's metadata.
+TEST(Cli, TrainUdpoLimitsWarnsOfEvaluationTasksAndRefusesAnUndefinedReward) {
+  const auto dir = scratch_dir("train-udpo-edges");
+  write_file(dir / "train.yaml",
+             "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+             "  - {name: a2, model: sim}\n  - {name: a3, model: sim}\ndataset: {path: " +
+                 mc_sample().string() +
+                 "}\nprotocols:\n  - {name: debate}\n"
+                 "training: {limit: 5, rounds: 2, iterations: 2, batch: 4, replay_draws: 2}\n");
+  const auto limited = run_parley({"train-udpo", "train.yaml", "--out", "tr"}, dir);
+  ASSERT_EQ(limited.exit_code, 0) << limited.err;
+  EXPECT_NE(limited.err.find("warning: 5 of the 5 training tasks are also the experiment's evaluation tasks"),
+            std::string::npos)
+      << limited.err;
+  const auto policy = nlohmann::json::parse(read_file(dir / "tr/policy.json"))["training"];
+  EXPECT_EQ(policy["dataset"]["tasks"], 5);
+  EXPECT_EQ(policy["dataset"]["limit"], 5);
+  EXPECT_EQ(policy["evaluation_dataset"]["shared_tasks"], 5);
+
+  const auto one_round =
+      run_parley({"train-udpo", "train.yaml", "--out", "x", "--set", "training.rounds=1", "training.bases=equal"}, dir);
+  EXPECT_EQ(one_round.exit_code, 2);
+  EXPECT_NE(one_round.err.find("rounds: 1 leaves r_intra undefined"), std::string::npos) << one_round.err;
+  const auto no_warmup = run_parley(
+      {"train-udpo", "train.yaml", "--out", "x", "--set", "training.rounds=1", "training.warmup_share=0"}, dir);
+  EXPECT_EQ(no_warmup.exit_code, 2) << no_warmup.err;
+  const auto all = run_parley({"train-udpo", "train.yaml", "--out", "all", "--set", "training.rounds=1",
+                               "training.intra_reward=all_transitions"},
+                              dir);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const std::string curve = read_file(dir / "all/training.jsonl");
+  const std::size_t row_start = curve.find('\n') + 1;
+  const auto first_row = nlohmann::json::parse(curve.substr(row_start, curve.find('\n', row_start) - row_start));
+  EXPECT_TRUE(first_row["u_intra"].is_null()) << curve;
+  EXPECT_TRUE(first_row["u_inter"].is_number()) << curve;
+
+  const auto mappo = run_parley({"train-udpo", "train.yaml", "--out", "mappo", "--set", "training.method=mappo",
+                                 "training.ablation=sys"},
+                                dir);
+  ASSERT_EQ(mappo.exit_code, 0) << mappo.err;
+  const auto m = nlohmann::json::parse(read_file(dir / "mappo/policy.json"))["training"];
+  EXPECT_EQ(m["method"], "mappo");
+  EXPECT_FALSE(m.contains("ablation"));
+  EXPECT_FALSE(m.contains("bases"));
+  EXPECT_FALSE(m.contains("replay"));
 }
 
 TEST(Cli, DiagnosePrintsUdpoDiagnosisAndJson) {

@@ -90,7 +90,8 @@ double advantage(int debate, int agent) {
 }
 // Replay (eq. 15, the bases 1/3): U = (1 − r_intra + 1 − r_inter + 1 − r_sys)/3:
 //   q1: 0; q2: (1/3 + 4/9 + 0)/3 = 7/27; q3: (1/3 + 7/9 + log2(6)/3)/3 = 10/27 + log2(6)/9.
-// p ∝ U + 0.001 (ε_p, η = 1); w = (1/(3p)) / max = p_min/p = p_q1/p.
+// p ∝ U + 0.001 (ε_p, η = 1); w = (1/(3p))^β_IS normalised to Σ p w = 1, which at β_IS = 1
+// 1/(3p) already is: w = 1/(3p) (q1's, p ≈ 0.0011, is ≈ 306.6).
 const double kPriority[3] = {0.0, 7.0 / 27, 10.0 / 27 + std::log2(6.0) / 9};
 double probability(int debate) {
   return (kPriority[debate] + 1e-3) / (kPriority[0] + kPriority[1] + kPriority[2] + 3e-3);
@@ -148,7 +149,7 @@ TEST(RlExport, TrajectoryLinesMatchTheHandArithmetic) {
       EXPECT_NEAR(line["advantage"].get<double>(), advantage(k, i), 1e-12);
       EXPECT_NEAR(line["replay"]["uncertainty"].get<double>(), kPriority[k], 1e-12);
       EXPECT_NEAR(line["replay"]["probability"].get<double>(), probability(k), 1e-12);
-      EXPECT_NEAR(line["replay"]["importance_weight"].get<double>(), probability(0) / probability(k), 1e-12);
+      EXPECT_NEAR(line["replay"]["importance_weight"].get<double>(), 1.0 / (3.0 * probability(k)), 1e-9);
       ASSERT_EQ(line["turns"].size(), 3u);
       for (int t = 0; t < 3; ++t) EXPECT_EQ(line["turns"][static_cast<std::size_t>(t)]["round"], t);
     }

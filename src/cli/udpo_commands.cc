@@ -208,12 +208,11 @@ int command_train_udpo(const UdpoCommands& commands) {
   auto dataset = load_dataset(data.path, data.format, data.limit);
   if (!dataset) return fail(kExitUsage, dataset.error().message);
   // Training on the tasks a run evaluates on inflates the evaluation: say so, and record it.
-  std::size_t shared_with_evaluation = dataset->tasks.size();
-  if (!data.is_evaluation_dataset) {
-    auto evaluation = load_dataset(config->dataset.path, config->dataset.format, config->dataset.limit);
-    if (!evaluation) return fail(kExitUsage, evaluation.error().message);
-    shared_with_evaluation = overlap(dataset->tasks, evaluation->tasks);
-  }
+  // The evaluation tasks as `parley run` reads them (its dataset.limit applies, which the training
+  // set from the same file may exceed).
+  auto evaluation = load_dataset(config->dataset.path, config->dataset.format, config->dataset.limit);
+  if (!evaluation) return fail(kExitUsage, evaluation.error().message);
+  const std::size_t shared_with_evaluation = overlap(dataset->tasks, evaluation->tasks);
   if (shared_with_evaluation > 0)
     warn(fmt::format("{} of the {} training tasks are also the experiment's evaluation tasks ({}); set "
                      "training.dataset to train on other tasks",
@@ -221,6 +220,15 @@ int command_train_udpo(const UdpoCommands& commands) {
 
   const std::filesystem::path out(commands.out);
   std::error_code ec;
+  // A directory holding an earlier training run would mix its checkpoints with this run's (an old
+  // policy.json would look like this run's result if it stopped early): refused, nothing removed.
+  for (std::filesystem::directory_iterator entry(out, ec), end; !ec && entry != end; entry.increment(ec)) {
+    const std::string name = entry->path().filename().string();
+    if (name == "training.jsonl" || (name.starts_with("policy") && name.ends_with(".json")))
+      return fail(kExitUsage, fmt::format("{}: holds an earlier training run ({}); give another --out or remove it",
+                                          out.string(), name));
+  }
+  ec.clear();
   std::filesystem::create_directories(out, ec);
   if (ec) return fail(kExitFailure, fmt::format("{}: {}", out.string(), ec.message()));
   std::ofstream curve(out / "training.jsonl", std::ios::binary | std::ios::trunc);

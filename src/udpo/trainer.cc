@@ -297,10 +297,13 @@ std::string check(const TrainerSettings& s, std::size_t agents, std::size_t task
   // which compare rounds 1..T; α^(i) > 0 would weight it.
   if (s.method == Method::kUdpo && s.rounds < 2 && s.intra_reward != IntraReward::kAllTransitions &&
       s.ablation != Ablation::kWithoutIntra)
-    return "rounds: 1 leaves r_intra undefined (eq. 1 compares rounds 1..T); use intra_reward: all_transitions, "
-           "ablation: intra, or rounds of at least 2";
+    return "training.rounds: 1 leaves r_intra undefined (eq. 1 compares rounds 1..T); use training.intra_reward: "
+           "all_transitions, training.ablation: intra, or training.rounds of at least 2";
   const auto warmup = static_cast<std::size_t>(std::ceil(s.warmup_share * static_cast<double>(tasks)));
-  if (tasks < warmup + 1) return fmt::format("{} tasks leave none to train on after the warm-up", tasks);
+  if (tasks < warmup + 1)
+    return fmt::format("{} training task(s) leave none to train on after the warm-up of {} (training.limit, "
+                       "training.warmup_share)",
+                       tasks, warmup);
   return {};
 }
 

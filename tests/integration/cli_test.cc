@@ -302,6 +302,24 @@ TEST(Cli, TrainUdpoLimitsWarnsOfEvaluationTasksAndRefusesAnUndefinedReward) {
   EXPECT_EQ(policy["dataset"]["tasks"], 5);
   EXPECT_EQ(policy["dataset"]["limit"], 5);
   EXPECT_EQ(policy["evaluation_dataset"]["shared_tasks"], 5);
+  // A second run into the same --out is refused, and the first run's files stay as they were.
+  const std::string first_policy = read_file(dir / "tr/policy.json");
+  const auto again = run_parley({"train-udpo", "train.yaml", "--out", "tr", "--set", "training.iterations=1"}, dir);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("tr: holds an earlier training run"), std::string::npos) << again.err;
+  EXPECT_EQ(read_file(dir / "tr/policy.json"), first_policy);
+  // Training on more of the file than the run evaluates: only the evaluated tasks are shared.
+  write_file(dir / "wide.yaml",
+             "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n"
+             "  - {name: a2, model: sim}\n  - {name: a3, model: sim}\ndataset: {path: " +
+                 mc_sample().string() +
+                 ", limit: 3}\nprotocols:\n  - {name: debate}\n"
+                 "training: {limit: 8, rounds: 2, iterations: 1, batch: 2}\n");
+  const auto wide = run_parley({"train-udpo", "wide.yaml", "--out", "wide"}, dir);
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_NE(wide.err.find("warning: 3 of the 8 training tasks are also the experiment's evaluation tasks"),
+            std::string::npos)
+      << wide.err;
 
   const auto one_round =
       run_parley({"train-udpo", "train.yaml", "--out", "x", "--set", "training.rounds=1", "training.bases=equal"}, dir);

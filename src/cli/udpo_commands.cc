@@ -218,6 +218,11 @@ int command_train_udpo(const UdpoCommands& commands) {
                      "training.dataset to train on other tasks",
                      shared_with_evaluation, dataset->tasks.size(), config->dataset.path.string()));
 
+  if (training.method == "mappo" && training.ablation != "none")
+    warn(fmt::format("training.ablation: {} does not apply to method mappo (its reward has no uncertainty "
+                     "terms); it is ignored",
+                     training.ablation));
+
   const std::filesystem::path out(commands.out);
   std::error_code ec;
   // A directory holding an earlier training run would mix its checkpoints with this run's (an old

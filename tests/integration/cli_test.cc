@@ -342,6 +342,8 @@ TEST(Cli, TrainUdpoLimitsWarnsOfEvaluationTasksAndRefusesAnUndefinedReward) {
                                  "training.ablation=sys"},
                                 dir);
   ASSERT_EQ(mappo.exit_code, 0) << mappo.err;
+  EXPECT_NE(mappo.err.find("warning: training.ablation: sys does not apply to method mappo"), std::string::npos)
+      << mappo.err;
   const auto m = nlohmann::json::parse(read_file(dir / "mappo/policy.json"))["training"];
   EXPECT_EQ(m["method"], "mappo");
   EXPECT_FALSE(m.contains("ablation"));

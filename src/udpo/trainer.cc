@@ -403,6 +403,10 @@ std::vector<Played> play_fresh(const Arena& arena, const TrainerSettings& settin
   return fresh;
 }
 
+}  // namespace
+
+namespace detail {
+
 // β_IS at `iteration`: linear from replay_correction_start at the first iteration to
 // replay.correction_exponent at the last (Schaul et al. 2016); the last value when K = 1.
 double correction_exponent(const TrainerSettings& settings, int iteration) {
@@ -431,6 +435,10 @@ Minibatch assemble(const std::vector<Played>& fresh, const std::vector<Played>& 
     batch.add(buffer[draw.index], draw.weight);
   return batch;
 }
+
+}  // namespace detail
+
+namespace {
 
 // The MAPPO-style baseline's shared reward r_task + r_inter against the centralised value V(s),
 // refit on each minibatch after its advantages are taken (the first minibatch fits it before).

@@ -86,6 +86,14 @@ struct Minibatch {
   }
 };
 
+// β_IS at `iteration` (1..K): linear from replay_correction_start to replay.correction_exponent.
+double correction_exponent(const TrainerSettings& settings, int iteration);
+
+// The update's minibatch: `fresh`, then (UDPO) replay_draws trajectories drawn from `buffer` by
+// eq. (15) with their importance weights at this iteration's β_IS.
+Minibatch assemble(const std::vector<Played>& fresh, const std::vector<Played>& buffer, const TrainerSettings& settings,
+                   int iteration, Rng& rng);
+
 // Every agent's reward and advantage on every trajectory of a minibatch ([agent][trajectory]).
 struct Advantages {
   std::vector<std::vector<double>> rewards;

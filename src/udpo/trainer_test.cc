@@ -4,12 +4,14 @@
 // baseline, the θ-gradient handed to Adam) are checked one by one.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
+#include "core/hash.h"
 #include "llm/simulator_policy.h"
 #include "parley/simulator.h"
 #include "parley/udpo_trainer.h"
@@ -449,6 +451,47 @@ TEST(UdpoTrainer, SeatCountsAreChecked) {
 
 // Adam with the gradient clipped at norm 1, by hand (docs/protocols.md: β = 0.9, 0.999): a
 // gradient of norm 0.8 is not rescaled, one of norm 5 is scaled to norm 1.
+// The update reads the replayed trajectories with the sampler's weights at this iteration's β_IS:
+// priorities 0, 0.5, 1 (ε_p = 1e-3), K = 5, β_IS from 0.4 to 1, so 0.7 at iteration 3.
+TEST(UdpoTrainerSteps, TheMinibatchCarriesTheReplayWeightsAtTheAnnealedCorrection) {
+  std::vector<detail::Played> buffer(3), fresh(2);
+  const std::vector<double> priorities = {0.0, 0.5, 1.0};
+  for (std::size_t i = 0; i < 3; ++i) buffer[i].replay_priority = priorities[i];
+  TrainerSettings settings;
+  settings.iterations = 5;
+  settings.replay_draws = 300;
+  settings.replay_correction_start = 0.4;
+  settings.replay.correction_exponent = 1.0;
+  EXPECT_DOUBLE_EQ(detail::correction_exponent(settings, 1), 0.4);
+  EXPECT_DOUBLE_EQ(detail::correction_exponent(settings, 3), 0.7);
+  EXPECT_DOUBLE_EQ(detail::correction_exponent(settings, 5), 1.0);
+  ReplayOptions at_three = settings.replay;
+  at_three.correction_exponent = 0.7;
+  const std::vector<double> expected = importance_weights(replay_probabilities(priorities, at_three), 0.7);
+  Rng rng(7);
+  const detail::Minibatch batch = detail::assemble(fresh, buffer, settings, 3, rng);
+  EXPECT_EQ(batch.fresh, 2u);
+  EXPECT_DOUBLE_EQ(batch.correction_exponent, 0.7);
+  ASSERT_EQ(batch.size(), 302u);
+  std::array<int, 3> drawn{};
+  for (std::size_t m = 0; m < batch.size(); ++m) {
+    if (m < 2) {
+      EXPECT_EQ(batch.trajectories[m], &fresh[m]);
+      EXPECT_EQ(batch.importance[m], 1.0);
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(batch.trajectories[m] - buffer.data());
+    ASSERT_LT(index, 3u);
+    ++drawn[index];
+    EXPECT_DOUBLE_EQ(batch.importance[m], expected[index]) << index;
+  }
+  EXPECT_GT(drawn[2], drawn[1]);  // drawn by priority
+  EXPECT_GT(drawn[1], drawn[0]);
+  // MAPPO replays nothing.
+  settings.method = Method::kMappo;
+  EXPECT_EQ(detail::assemble(fresh, buffer, settings, 3, rng).size(), 2u);
+}
+
 TEST(UdpoTrainerSteps, AdamClipsTheGradientAtNormOne) {
   detail::Adam adam;
   sim::PolicyWeights weights{};

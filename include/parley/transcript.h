@@ -82,6 +82,10 @@ struct Transcript {
   std::string task_id;
   std::string protocol;  // protocol label from the experiment file
   std::uint64_t seed = 0;
+  // The task as the agents were asked it (Task::question, Task::options), so that a reader of the
+  // stored run (parley view) shows it without the dataset. Empty in transcripts of older parleys.
+  std::string question;
+  std::vector<std::string> options;
   std::string gold;
   // How the task's answers compare (Task::answer_type, Task::tolerance), so that a reader of the
   // stored run can compare them as the run did. Absent in transcripts of older parleys.

@@ -167,6 +167,8 @@ Debate::Debate(DebateSetup setup)
   transcript_.task_id = setup_.task->id;
   transcript_.protocol = setup_.protocol_label;
   transcript_.seed = setup_.seed;
+  transcript_.question = setup_.task->question;
+  transcript_.options = setup_.task->options;
   transcript_.gold = setup_.task->answer;
   transcript_.answer_type = setup_.task->answer_type;
   transcript_.tolerance = setup_.task->tolerance;

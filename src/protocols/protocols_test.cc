@@ -208,6 +208,8 @@ TEST(Debate, TheTranscriptNamesItsUnitAndKeepsWhatTheClientReported) {
   EXPECT_EQ(t.protocol, "single");
   EXPECT_EQ(t.seed, 7u);
   EXPECT_EQ(t.gold, "B");
+  EXPECT_EQ(t.question, "Which planet is largest?");
+  EXPECT_EQ(t.options, (std::vector<std::string>{"Mars", "Jupiter", "Venus", "Earth"}));
   ASSERT_EQ(t.messages.size(), 1u);
   EXPECT_TRUE(t.messages[0].tokens_estimated);
   EXPECT_EQ(t.messages[0].attempts, 3);

@@ -215,6 +215,10 @@ Transcript read_transcript(value root, CallTexts texts) {
       t.protocol = read_string(f); seen[1] = true;
     } else if (key == "seed") {
       t.seed = f.get_uint64(); seen[2] = true;
+    } else if (key == "question") {
+      t.question = read_string(f);
+    } else if (key == "options") {
+      t.options = read_strings(f);
     } else if (key == "gold") {
       t.gold = read_string(f); seen[3] = true;
     } else if (key == "answer_type") {
@@ -239,7 +243,10 @@ Transcript read_transcript(value root, CallTexts texts) {
     } else if (key == "metrics") {
       for (auto metric : f.get_object()) {
         const std::string name(std::string_view(metric.unescaped_key()));
-        t.metrics[name] = metric.value().get_double();
+        value v = metric.value();
+        // A metric that was not a finite number is written null (JSON has no NaN): undefined.
+        if (v.is_null()) continue;
+        t.metrics[name] = v.get_double();
       }
     } else if (key == "events") {
       for (auto event : f.get_array()) t.events.push_back(read_event(event.value()));
@@ -318,6 +325,8 @@ std::string transcript_to_json(const Transcript& t) {
   w.key("task_id").string(t.task_id);
   w.key("protocol").string(t.protocol);
   w.key("seed").number(t.seed);
+  if (!t.question.empty()) w.key("question").string(t.question);
+  if (!t.options.empty()) write_strings(w.key("options"), t.options);
   w.key("gold").string(t.gold);
   if (t.answer_type) w.key("answer_type").string(answer_type_name(*t.answer_type));
   if (t.tolerance) w.key("tolerance").number(*t.tolerance);

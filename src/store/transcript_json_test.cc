@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "parley/store.h"
@@ -267,6 +269,52 @@ TEST(TranscriptJson, APromptMustExtendAnEarlierCallAndBeWellFormed) {
   ASSERT_TRUE(counted);
   ASSERT_TRUE(counted->messages[0].prompt);
   EXPECT_TRUE(counted->messages[0].prompt->empty());
+}
+
+TEST(TranscriptJson, TheQuestionAndOptionsRoundTripAndMayBeAbsent) {
+  Transcript t = full_transcript();
+  t.question = "Which planet is largest? \"Really\" <b>largest</b>";
+  t.options = {"Mars", "Jupiter", "Venus"};
+  const std::string json = transcript_to_json(t);
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["question"], t.question);
+  EXPECT_EQ(j["options"], (nlohmann::json{"Mars", "Jupiter", "Venus"}));
+  // After the unit, before the gold (docs/formats.md's order).
+  EXPECT_LT(json.find("\"seed\""), json.find("\"question\""));
+  EXPECT_LT(json.find("\"options\""), json.find("\"gold\""));
+  auto back = transcript_from_json(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->question, t.question);
+  EXPECT_EQ(back->options, t.options);
+  EXPECT_EQ(transcript_to_json(*back), json);
+  // A transcript of an older parley has neither: it loads, with both empty, and writes neither.
+  auto older = nlohmann::json::parse(json);
+  older.erase("question");
+  older.erase("options");
+  auto old = transcript_from_json(older.dump());
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old->question.empty());
+  EXPECT_TRUE(old->options.empty());
+  const auto rewritten = nlohmann::json::parse(transcript_to_json(*old));
+  EXPECT_FALSE(rewritten.contains("question"));
+  EXPECT_FALSE(rewritten.contains("options"));
+  // A question of the wrong type is a malformed transcript.
+  older["question"] = 7;
+  EXPECT_FALSE(transcript_from_json(older.dump()));
+}
+
+TEST(TranscriptJson, AMetricThatWasNotAFiniteNumberReadsBackAsUndefined) {
+  Transcript t = full_transcript();
+  t.metrics["broken"] = std::numeric_limits<double>::quiet_NaN();
+  const std::string json = transcript_to_json(t);
+  EXPECT_TRUE(nlohmann::json::parse(json)["metrics"]["broken"].is_null());
+  auto back = transcript_from_json(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->metrics.contains("broken"));
+  EXPECT_EQ(back->metrics.at("flip_rate"), 0.25);
+  auto j = nlohmann::json::parse(json);
+  j["metrics"]["broken"] = "high";  // any other type is still malformed
+  EXPECT_FALSE(transcript_from_json(j.dump()));
 }
 
 TEST(TranscriptJson, MalformedInputIsAnError) {

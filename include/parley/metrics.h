@@ -170,6 +170,28 @@ struct ScaleScores {
 };
 std::optional<ScaleScores> scale_scores(const Transcript& transcript, const LabelSet& labels);
 
+// ---- The outcome (the store's debate index, docs/formats.md "results.sqlite") -----------------
+
+// The task as far as comparing answers needs it, from what the transcript records: its id, gold,
+// answer type and tolerance (kText when the transcript predates answer types). A label task's
+// synonyms are not needed: stored answers are canonical labels. answers_match(answer_key(t),
+// *t.final_answer) is how the run decided Transcript::correct.
+Task answer_key(const Transcript& transcript);
+
+// Whether the debate started right: the majority vote (protocols' tie rules, protocols/vote.h) of
+// the answers of the agents' answer-bearing turns in the lowest round any such turn has (a re-ask
+// folded into its turn), compared with the gold as the run compares its final answer. nullopt
+// when none of those turns has a parsed answer.
+std::optional<bool> initially_correct(const Transcript& transcript);
+
+// Flipped right → wrong: initially_correct, and a final answer the run judged wrong (not
+// Transcript::correct). A debate without a final answer (unparsed, failed) did not flip: it has
+// no answer to be wrong with.
+bool flipped_to_wrong(const Transcript& transcript);
+
+// The distinct rounds of the answer-bearing turns: the "rounds" metric, 0 when there is no turn.
+int answer_rounds(const Transcript& transcript);
+
 // ---- All of them ---------------------------------------------------------------------------
 
 // Fills transcript.metrics with every metric defined for it: "prr", "ad", "cf", "flip_rate",

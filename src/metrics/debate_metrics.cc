@@ -1,5 +1,4 @@
 // add_debate_metrics: every per-debate metric into Transcript::metrics, the defined ones only.
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -24,10 +23,9 @@ void add_protocol_scores(Transcript& transcript) {
 // How many rounds the agents answered in: the distinct rounds of the answer-bearing turns
 // (MACI Table 4's "Rounds"; `maci` states its own, the debate rounds after round 0).
 std::optional<double> answer_rounds(const std::vector<DebateTurn>& answers) {
-  std::set<int> rounds;
-  for (const DebateTurn& t : answers) rounds.insert(t.round);
-  if (rounds.empty()) return std::nullopt;
-  return static_cast<double>(rounds.size());
+  const int rounds = distinct_rounds(answers);
+  if (rounds == 0) return std::nullopt;
+  return static_cast<double>(rounds);
 }
 
 // MACI: the tokens of the debaters, the judges and the embedding model apart (prompt +

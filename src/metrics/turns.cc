@@ -1,6 +1,7 @@
 #include "metrics/turns.h"
 
 #include <map>
+#include <set>
 
 namespace parley {
 
@@ -38,6 +39,12 @@ std::vector<DebateTurn> agent_turns(const std::vector<DebateTurn>& debate_turns)
   for (const DebateTurn& turn : debate_turns)
     if (turn.is_agent_answer()) turns.push_back(turn);
   return turns;
+}
+
+int distinct_rounds(const std::vector<DebateTurn>& turns) {
+  std::set<int> rounds;
+  for (const DebateTurn& t : turns) rounds.insert(t.round);
+  return static_cast<int>(rounds.size());
 }
 
 std::vector<DebateTurn> agent_turns(const Transcript& transcript) { return agent_turns(debate_turns(transcript)); }

@@ -35,6 +35,9 @@ std::vector<DebateTurn> debate_turns(const Transcript& transcript);
 std::vector<DebateTurn> agent_turns(const Transcript& transcript);
 std::vector<DebateTurn> agent_turns(const std::vector<DebateTurn>& debate_turns);
 
+// How many distinct rounds the turns are of.
+int distinct_rounds(const std::vector<DebateTurn>& turns);
+
 // The metrics of metrics.h from turns already read (add_debate_metrics reads them once).
 struct InteractionMetrics;
 struct UncertaintyMetrics;

@@ -41,17 +41,6 @@ Json optional_number(const std::optional<double>& value) { return value ? Json(*
 
 Json optional_text(const std::optional<std::string>& value) { return value ? Json(*value) : Json(nullptr); }
 
-// The task as far as comparing answers needs it: the transcript records the task's answer type and
-// tolerance (a label set's synonyms are not needed: stored answers are already canonical labels).
-Task task_of(const Transcript& t) {
-  Task task;
-  task.id = t.task_id;
-  task.answer = t.gold;
-  task.answer_type = t.answer_type.value_or(AnswerType::kText);
-  task.tolerance = t.tolerance;
-  return task;
-}
-
 // The seats an `attack` event names (docs/formats.md).
 std::set<std::string> compromised_seats(const Transcript& t) {
   std::set<std::string> out;
@@ -171,11 +160,11 @@ void export_batch(const std::vector<const ExportedDebate*>& batch, const ExportO
     return static_cast<std::size_t>(std::find(agents.begin(), agents.end(), agent) - agents.begin());
   };
   const DebateMetricsOptions metrics{.u_intra_lambda = options.u_intra_lambda,
-                                     .answer_type = task_of(*batch.front()->transcript).answer_type};
+                                     .answer_type = answer_key(*batch.front()->transcript).answer_type};
   std::vector<UncertaintyMetrics> uncertainty;
   for (const ExportedDebate* d : batch) {
     DebateMetricsOptions own = metrics;
-    own.answer_type = task_of(*d->transcript).answer_type;
+    own.answer_type = answer_key(*d->transcript).answer_type;
     uncertainty.push_back(uncertainty_metrics(d->trajectory, own));
   }
 
@@ -350,7 +339,7 @@ Result<RlExport> export_checked(std::span<const Transcript> transcripts, const E
       ++result.skipped["no agent turns"];
       continue;
     }
-    const Task task = task_of(*t);
+    const Task task = answer_key(*t);
     const UncertaintyMetrics u = uncertainty_metrics(
         trajectory, DebateMetricsOptions{.u_intra_lambda = options.u_intra_lambda, .answer_type = task.answer_type});
     TrajectoryRewards rewards = trajectory_rewards(u, task, options.intra_reward);

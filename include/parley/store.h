@@ -1,6 +1,7 @@
 #pragma once
 // Store: the run's SQLite database (DIR/results.sqlite, WAL mode). The runner writes each
-// transcript as its debate finishes; --resume reads which (task, protocol, seed) units are
+// transcript, and its row of the debate index the viewer reads (parley/run_browser.h), as its
+// debate finishes; --resume reads which (task, protocol, seed) units are
 // done; the report reads everything back. One Store per process, used from one thread.
 // Writes are grouped into transactions of at most `batch` debates or `flush_ms`, so a kill
 // loses at most the debates of the open transaction, which a resume redoes.
@@ -28,6 +29,11 @@ struct UnitKey {
   auto operator<=>(const UnitKey&) const = default;
 };
 
+// (done, total) while a store written by an older parley (schema version 2) gets its debate index
+// built from its transcripts, once, as it is opened: called at 0, every few thousand debates, and
+// at the end.
+using IndexProgress = std::function<void(std::int64_t done, std::int64_t total)>;
+
 // Whether a transcript read back carries its calls' texts (MessageRecord::text, reasoning).
 enum class CallTexts { kRead, kSkip };
 
@@ -35,8 +41,11 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Opens (creating if needed) the database at `path`.
+  // Opens (creating if needed) the database at `path`. A store of schema version 2 is indexed
+  // (docs/formats.md, "results.sqlite") and stamped 3 first, reporting to `progress`; another
+  // version is refused.
   static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path);
+  static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path, const IndexProgress& progress);
 
   virtual Result<Ok> set_meta(const std::string& key, const std::string& value) = 0;
   virtual std::optional<std::string> meta(const std::string& key) = 0;

@@ -11,75 +11,31 @@
 #include <fmt/format.h>
 
 #include "parley/store.h"
+#include "debate_index.h"
+#include "statement.h"
 #include "wal_checkpointer.h"
 
 namespace parley {
 namespace {
 
 // 2: every call has an id and a re-ask names the call it repeats (MessageRecord::repeats).
-constexpr int kSchemaVersion = 2;
+// 3: the debate index (debate_index.h), written with each debate; a version-2 store gets it built
+// from its transcripts when it is opened.
+constexpr int kSchemaVersion = 3;
 constexpr int kBatch = 64;
 constexpr auto kFlushInterval = std::chrono::milliseconds(200);
 // SQLite's default automatic checkpoint size (16 MiB of WAL at this store's page size).
 constexpr int kCheckpointPages = 1000;
 
-// Seeds are uint64; SQLite integers are int64. Stored bit-for-bit.
-std::int64_t to_sql(std::uint64_t seed) {
-  std::int64_t v;
-  std::memcpy(&v, &seed, sizeof v);
-  return v;
-}
-std::uint64_t from_sql(std::int64_t v) {
-  std::uint64_t seed;
-  std::memcpy(&seed, &v, sizeof seed);
-  return seed;
-}
-
-// A prepared statement, finalized on scope exit. One kept for reuse is reset after each use.
-class Statement {
- public:
-  Statement() = default;
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  Statement& operator=(Statement&& other) noexcept {
-    std::swap(stmt_, other.stmt_);
-    return *this;
-  }
-  sqlite3_stmt* get() const { return stmt_; }
-  explicit operator bool() const { return stmt_ != nullptr; }
-  void bind(int i, std::string_view text) { sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); }
-  // Binds without a copy: `text` must outlive the statement's next step().
-  void bind_borrowed(int i, std::string_view text) {
-    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
-  }
-  void bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  int step() { return sqlite3_step(stmt_); }
-  // Ready for the next use: bindings cleared, so no borrowed text is referenced after it.
-  void reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string text(int column) const { return std::string(view(column)); }
-  // Valid until the next step() or reset().
-  std::string_view view(int column) const {
-    const auto* p = sqlite3_column_text(stmt_, column);
-    return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))) : std::string_view();
-  }
-  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
 class SqliteStore final : public Store {
  public:
-  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  SqliteStore(sqlite3* db, std::string path, IndexProgress progress)
+      : db_(db), path_(std::move(path)), index_progress_(std::move(progress)), index_(db) {}
   ~SqliteStore() override {
     (void)flush();
     checkpointer_.reset();  // its connection closes first, so this one's close checkpoints the rest
     insert_ = Statement();  // finalized before the connection closes
+    index_ = DebateIndexWriter(db_);
     sqlite3_close_v2(db_);
   }
 
@@ -107,10 +63,12 @@ class SqliteStore final : public Store {
     return Ok{};
   }
 
-  // A store of this schema version is used as it is; a new one is stamped with it.
+  // A store of this schema version is used as it is; a new one is stamped with it; one of version
+  // 2 gets its index built.
   Result<Ok> check_or_stamp_version() {
     const std::string version = std::to_string(kSchemaVersion);
     if (auto stored = meta("schema_version")) {
+      if (*stored == "2") return add_index();
       if (*stored == "1") {
         // Version 1 folded re-asks into turns by (agent, round), which concurrent turns sharing
         // an agent name make ambiguous: its stored metrics may be wrong and cannot be redone.
@@ -123,6 +81,7 @@ class SqliteStore final : public Store {
         return Error{fmt::format("{}: store schema version {} is not supported (this parley writes {})", path_,
                                  *stored, version)};
       }
+      if (auto ok = create_debate_index(db_); !ok) return Error{fmt::format("{}: {}", path_, ok.error().message)};
       return Ok{};
     }
     // Only a new store may be stamped: every parley store records its version with its first write.
@@ -130,7 +89,26 @@ class SqliteStore final : public Store {
       return Error{fmt::format("{}: store has debates but no schema version (not written by parley, or damaged)",
                                path_)};
     }
+    if (auto ok = create_debate_index(db_); !ok) return Error{fmt::format("{}: {}", path_, ok.error().message)};
     return set_meta("schema_version", version);
+  }
+
+  // Version 2 to 3: the index, built from the stored transcripts in one transaction, so that a
+  // store is either of version 2 or indexed whole. A second process that opened the store at
+  // once finds it indexed when its turn comes.
+  Result<Ok> add_index() {
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok) return ok;
+    auto built = [&]() -> Result<Ok> {
+      if (meta("schema_version") != "2") return Ok{};  // indexed meanwhile
+      if (auto ok = create_debate_index(db_); !ok) return ok;
+      if (auto ok = build_debate_index(db_, index_, index_progress_); !ok) return ok;
+      return set_meta("schema_version", std::to_string(kSchemaVersion));
+    }();
+    if (!built) {
+      (void)exec("ROLLBACK");
+      return Error{fmt::format("{}: building the debate index of a version-2 store: {}", path_, built.error().message)};
+    }
+    return exec("COMMIT");
   }
 
   Result<Ok> set_meta(const std::string& key, const std::string& value) override {
@@ -167,11 +145,22 @@ class SqliteStore final : public Store {
                           " calls, transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
       if (!insert_) return failure("prepare");
     }
+    // The debate and its index rows go in together or not at all.
+    if (auto ok = exec("SAVEPOINT put"); !ok) return ok;
+    auto added = insert(t);
+    (void)exec(added ? "RELEASE put" : "ROLLBACK TO put; RELEASE put");
+    if (!added) return added;
+    ++pending_;
+    if (pending_ >= kBatch || std::chrono::steady_clock::now() - transaction_started_ >= kFlushInterval) return flush();
+    return Ok{};
+  }
+
+  Result<Ok> insert(const Transcript& t) {
     Statement& s = insert_;
     const std::string json = transcript_to_json(t);
     s.bind(1, t.task_id);
     s.bind(2, t.protocol);
-    s.bind(3, to_sql(t.seed));
+    s.bind(3, seed_to_sql(t.seed));
     s.bind(4, std::string_view(debate_status_name(t.status)));
     s.bind(5, std::int64_t{t.correct ? 1 : 0});
     s.bind(6, t.prompt_tokens());
@@ -184,8 +173,9 @@ class SqliteStore final : public Store {
       return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
     }
     if (rc != SQLITE_DONE) return failure("insert debate");
-    ++pending_;
-    if (pending_ >= kBatch || std::chrono::steady_clock::now() - transaction_started_ >= kFlushInterval) return flush();
+    if (auto ok = index_.add(sqlite3_last_insert_rowid(db_), t); !ok) {
+      return Error{fmt::format("{}: debate ({}, {}, seed {}): {}", path_, t.task_id, t.protocol, t.seed, ok.error().message)};
+    }
     return Ok{};
   }
 
@@ -199,16 +189,24 @@ class SqliteStore final : public Store {
     std::set<UnitKey> units;
     Statement s(db_, "SELECT task_id, protocol, seed FROM debates");
     if (!s) return units;
-    while (s.step() == SQLITE_ROW) units.insert(UnitKey{s.text(0), s.text(1), from_sql(s.integer(2))});
+    while (s.step() == SQLITE_ROW) units.insert(UnitKey{s.text(0), s.text(1), seed_from_sql(s.integer(2))});
     return units;
   }
 
   Result<std::int64_t> remove_failed() override {
-    Statement s(db_, "DELETE FROM debates WHERE status = ?1");
-    if (!s) return failure("prepare");
-    s.bind(1, std::string_view(debate_status_name(DebateStatus::kFailed)));
-    if (s.step() != SQLITE_DONE) return failure("delete failed debates");
-    return std::int64_t{sqlite3_changes(db_)};
+    if (auto ok = exec("SAVEPOINT remove_failed"); !ok) return ok.error();
+    auto removed = [&]() -> Result<std::int64_t> {
+      if (auto ok = index_.remove_status(DebateStatus::kFailed); !ok) {
+        return Error{fmt::format("{}: {}", path_, ok.error().message)};
+      }
+      Statement s(db_, "DELETE FROM debates WHERE status = ?1");
+      if (!s) return failure("prepare");
+      s.bind(1, std::string_view(debate_status_name(DebateStatus::kFailed)));
+      if (s.step() != SQLITE_DONE) return failure("delete failed debates");
+      return std::int64_t{sqlite3_changes(db_)};
+    }();
+    (void)exec(removed ? "RELEASE remove_failed" : "ROLLBACK TO remove_failed; RELEASE remove_failed");
+    return removed;
   }
 
   Result<std::vector<Transcript>> load_all() override { return load_all_and_copy(nullptr, CallTexts::kRead); }
@@ -255,7 +253,7 @@ class SqliteStore final : public Store {
       auto t = transcript_from_json(json, texts);
       if (!t) {
         return Error{fmt::format("{}: debate of task {}, protocol {}, seed {}: {}", path_, s.view(1), s.view(2),
-                                 from_sql(s.integer(3)), t.error().message)};
+                                 seed_from_sql(s.integer(3)), t.error().message)};
       }
       transcripts.push_back(std::move(*t));
       s.reset();
@@ -276,7 +274,9 @@ class SqliteStore final : public Store {
 
   sqlite3* db_;
   std::string path_;
+  IndexProgress index_progress_;
   Statement insert_;  // prepared by the first put(), reused by the rest
+  DebateIndexWriter index_;
   std::optional<WalCheckpointer> checkpointer_;
   bool in_transaction_ = false;
   int pending_ = 0;
@@ -285,7 +285,9 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& path) {
+Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& path) { return open(path, nullptr); }
+
+Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& path, const IndexProgress& progress) {
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
@@ -293,7 +295,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::filesystem::path& path) {
     sqlite3_close_v2(db);
     return error;
   }
-  auto store = std::make_unique<SqliteStore>(db, path.string());
+  auto store = std::make_unique<SqliteStore>(db, path.string(), progress);
   if (auto ok = store->init(); !ok) return ok.error();
   return std::unique_ptr<Store>(std::move(store));
 }

@@ -58,7 +58,7 @@ TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   ASSERT_TRUE(store);
   EXPECT_EQ((*store)->count(), 3);
   EXPECT_EQ((*store)->meta("fingerprint"), "abc");
-  EXPECT_EQ((*store)->meta("schema_version"), "2");
+  EXPECT_EQ((*store)->meta("schema_version"), "3");
   EXPECT_FALSE((*store)->meta("absent"));
   const auto finished = (*store)->finished();
   EXPECT_EQ(finished.size(), 3u);

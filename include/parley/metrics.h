@@ -192,6 +192,14 @@ bool flipped_to_wrong(const Transcript& transcript);
 // The distinct rounds of the answer-bearing turns: the "rounds" metric, 0 when there is no turn.
 int answer_rounds(const Transcript& transcript);
 
+// The three above from one reading of the turns (the store indexes every debate with them).
+struct DebateOutcome {
+  std::optional<bool> initially_correct;
+  bool flipped = false;
+  int rounds = 0;
+};
+DebateOutcome debate_outcome(const Transcript& transcript);
+
 // ---- All of them ---------------------------------------------------------------------------
 
 // Fills transcript.metrics with every metric defined for it: "prr", "ad", "cf", "flip_rate",

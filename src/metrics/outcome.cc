@@ -19,8 +19,10 @@ Task answer_key(const Transcript& t) {
   return task;
 }
 
-std::optional<bool> initially_correct(const Transcript& t) {
-  const std::vector<DebateTurn> turns = agent_turns(t);
+namespace {
+
+// The first round's vote of `turns` (the answer-bearing ones) against the gold.
+std::optional<bool> first_round_right(const Transcript& t, const std::vector<DebateTurn>& turns) {
   if (turns.empty()) return std::nullopt;
   const int first = std::min_element(turns.begin(), turns.end(), [](const DebateTurn& a, const DebateTurn& b) {
                       return a.round < b.round;
@@ -39,10 +41,21 @@ std::optional<bool> initially_correct(const Transcript& t) {
   return answers_match(key, *vote.winner);
 }
 
-bool flipped_to_wrong(const Transcript& t) {
-  return t.final_answer && !t.correct && initially_correct(t).value_or(false);
+}  // namespace
+
+DebateOutcome debate_outcome(const Transcript& t) {
+  const std::vector<DebateTurn> turns = agent_turns(t);
+  DebateOutcome outcome;
+  outcome.initially_correct = first_round_right(t, turns);
+  outcome.flipped = t.final_answer && !t.correct && outcome.initially_correct.value_or(false);
+  outcome.rounds = distinct_rounds(turns);
+  return outcome;
 }
 
-int answer_rounds(const Transcript& t) { return distinct_rounds(agent_turns(t)); }
+std::optional<bool> initially_correct(const Transcript& t) { return debate_outcome(t).initially_correct; }
+
+bool flipped_to_wrong(const Transcript& t) { return debate_outcome(t).flipped; }
+
+int answer_rounds(const Transcript& t) { return debate_outcome(t).rounds; }
 
 }  // namespace parley

@@ -2,6 +2,7 @@
 // version-2 store's transcripts. Every value is bound; no SQL is assembled here.
 #include "debate_index.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -36,8 +37,10 @@ constexpr const char* kSchema[] = {
     "CREATE INDEX IF NOT EXISTS debate_index_calls ON debate_index (calls)",
     "CREATE INDEX IF NOT EXISTS debate_index_rounds ON debate_index (rounds)",
     "CREATE INDEX IF NOT EXISTS debate_index_latency ON debate_index (latency_ms)",
-    "CREATE INDEX IF NOT EXISTS debate_metric_value ON debate_metric (metric, value)",
 };
+
+// The most metric rows one INSERT writes (a debate has a few dozen at most).
+constexpr std::size_t kMetricsPerInsert = 32;
 
 // The first `max_bytes` of `text`, not cutting a UTF-8 character in two.
 std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
@@ -70,10 +73,35 @@ Result<Ok> DebateIndexWriter::failure(const char* what) const {
   return Error{fmt::format("{}: {}", what, sqlite3_errmsg(db_))};
 }
 
+Result<std::int64_t> DebateIndexWriter::metric_id(const std::string& name) {
+  if (const auto found = metric_ids_.find(name); found != metric_ids_.end()) return found->second;
+  metric_name_.bind_borrowed(1, name);
+  int rc = metric_name_.step();
+  metric_name_.reset();
+  if (rc != SQLITE_DONE) return failure("index a metric's name").error();
+  metric_lookup_.bind_borrowed(1, name);
+  rc = metric_lookup_.step();
+  const std::int64_t id = metric_lookup_.integer(0);
+  metric_lookup_.reset();
+  if (rc != SQLITE_ROW) return failure("index a metric's name").error();
+  metric_ids_.emplace(name, id);
+  return id;
+}
+
+// One INSERT of `rows` metric rows: a debate's metrics go in one statement, not one each.
+Statement& DebateIndexWriter::metric_insert(std::size_t rows) {
+  while (metric_inserts_.size() < rows) {
+    std::string sql = "INSERT OR FAIL INTO debate_metric (debate, metric, value) VALUES (?, ?, ?)";
+    for (std::size_t i = 0; i < metric_inserts_.size(); ++i) sql += ", (?, ?, ?)";
+    metric_inserts_.emplace_back(db_, sql);
+  }
+  return metric_inserts_[rows - 1];
+}
+
 Result<Ok> DebateIndexWriter::add(std::int64_t id, const Transcript& t) {
   if (!row_) {
     row_ = Statement(db_,
-                     "INSERT INTO debate_index (id, task_id, protocol, seed, status, correct, initially_correct,"
+                     "INSERT OR FAIL INTO debate_index (id, task_id, protocol, seed, status, correct, initially_correct,"
                      " flipped, tokens, calls, rounds, latency_ms, final_answer)"
                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     // A task's question, unless an earlier debate of it (an older parley's) had none.
@@ -82,44 +110,25 @@ Result<Ok> DebateIndexWriter::add(std::int64_t id, const Transcript& t) {
                       " ON CONFLICT (task_id) DO UPDATE SET question = excluded.question"
                       " WHERE debate_task.question = '' AND excluded.question <> ''");
     metric_name_ = Statement(db_, "INSERT INTO metric_name (name) VALUES (?1) ON CONFLICT (name) DO NOTHING");
-    metric_ = Statement(db_,
-                        "INSERT INTO debate_metric (debate, metric, value)"
-                        " SELECT ?1, id, ?3 FROM metric_name WHERE name = ?2");
-    // Rows left by a debate deleted from `debates` behind parley's back (to run it again): the
-    // same unit, or a reused rowid.
-    stale_metrics_ = Statement(db_,
-                               "DELETE FROM debate_metric WHERE debate IN (SELECT id FROM debate_index"
-                               " WHERE id = ?1 OR (task_id = ?2 AND protocol = ?3 AND seed = ?4))");
-    stale_row_ = Statement(db_, "DELETE FROM debate_index WHERE id = ?1 OR (task_id = ?2 AND protocol = ?3 AND seed = ?4)");
-    if (!row_ || !task_ || !metric_name_ || !metric_ || !stale_metrics_ || !stale_row_) {
-      return failure("prepare the debate index");
-    }
+    metric_lookup_ = Statement(db_, "SELECT id FROM metric_name WHERE name = ?1");
+    if (!row_ || !task_ || !metric_name_ || !metric_lookup_) return failure("prepare the debate index");
   }
-  for (Statement* stale : {&stale_metrics_, &stale_row_}) {
-    stale->bind(1, id);
-    stale->bind_borrowed(2, t.task_id);
-    stale->bind_borrowed(3, t.protocol);
-    stale->bind(4, seed_to_sql(t.seed));
-    const int rc = stale->step();
-    stale->reset();
-    if (rc != SQLITE_DONE) return failure("replace a stale index row");
-  }
-  const std::optional<bool> started_right = initially_correct(t);
+  const DebateOutcome outcome = debate_outcome(t);
   row_.bind(1, id);
   row_.bind_borrowed(2, t.task_id);
   row_.bind_borrowed(3, t.protocol);
   row_.bind(4, seed_to_sql(t.seed));
   row_.bind(5, std::string_view(debate_status_name(t.status)));
   row_.bind(6, std::int64_t{t.correct ? 1 : 0});
-  if (started_right) {
-    row_.bind(7, std::int64_t{*started_right ? 1 : 0});
+  if (outcome.initially_correct) {
+    row_.bind(7, std::int64_t{*outcome.initially_correct ? 1 : 0});
   } else {
     row_.bind_null(7);
   }
-  row_.bind(8, std::int64_t{flipped_to_wrong(t) ? 1 : 0});
+  row_.bind(8, std::int64_t{outcome.flipped ? 1 : 0});
   row_.bind(9, t.prompt_tokens() + t.completion_tokens());
   row_.bind(10, t.calls());
-  row_.bind(11, std::int64_t{answer_rounds(t)});
+  row_.bind(11, std::int64_t{outcome.rounds});
   row_.bind(12, t.latency_ms());
   if (t.final_answer) {
     row_.bind_borrowed(13, *t.final_answer);
@@ -137,19 +146,38 @@ Result<Ok> DebateIndexWriter::add(std::int64_t id, const Transcript& t) {
   task_.reset();
   if (rc != SQLITE_DONE) return failure("index the debate's task");
 
+  std::vector<std::pair<std::int64_t, double>> metrics;
+  metrics.reserve(t.metrics.size());
   for (const auto& [name, value] : t.metrics) {
     if (!std::isfinite(value)) continue;  // SQLite would store a NaN as NULL; JSON has neither
-    metric_name_.bind_borrowed(1, name);
-    rc = metric_name_.step();
-    metric_name_.reset();
-    if (rc != SQLITE_DONE) return failure("index a metric's name");
-    metric_.bind(1, id);
-    metric_.bind_borrowed(2, name);
-    metric_.bind(3, value);
-    rc = metric_.step();
-    metric_.reset();
+    auto metric = metric_id(name);
+    if (!metric) return metric.error();
+    metrics.emplace_back(*metric, value);
+  }
+  for (std::size_t from = 0; from < metrics.size(); from += kMetricsPerInsert) {
+    const std::size_t rows = std::min(kMetricsPerInsert, metrics.size() - from);
+    Statement& insert = metric_insert(rows);
+    if (!insert) return failure("prepare the metrics' insert");
+    for (std::size_t i = 0; i < rows; ++i) {
+      const int at = static_cast<int>(3 * i);
+      insert.bind(at + 1, id);
+      insert.bind(at + 2, metrics[from + i].first);
+      insert.bind(at + 3, metrics[from + i].second);
+    }
+    rc = insert.step();
+    insert.reset();
     if (rc != SQLITE_DONE) return failure("index a metric");
   }
+  return Ok{};
+}
+
+Result<Ok> DebateIndexWriter::remove(std::int64_t id) {
+  Statement metrics(db_, "DELETE FROM debate_metric WHERE debate = ?1");
+  Statement row(db_, "DELETE FROM debate_index WHERE id = ?1");
+  if (!metrics || !row) return failure("prepare");
+  metrics.bind(1, id);
+  row.bind(1, id);
+  if (metrics.step() != SQLITE_DONE || row.step() != SQLITE_DONE) return failure("unindex the debate");
   return Ok{};
 }
 
@@ -162,6 +190,23 @@ Result<Ok> DebateIndexWriter::remove_status(DebateStatus status) {
   rows.bind(1, name);
   if (metrics.step() != SQLITE_DONE) return failure("unindex the debates' metrics");
   if (rows.step() != SQLITE_DONE) return failure("unindex the debates");
+  return Ok{};
+}
+
+Result<Ok> DebateIndexWriter::repair() {
+  for (const char* sql : {"DELETE FROM debate_metric WHERE debate NOT IN (SELECT rowid FROM debates)",
+                          "DELETE FROM debate_index WHERE id NOT IN (SELECT rowid FROM debates)"}) {
+    if (auto ok = exec(db_, sql); !ok) return ok;
+  }
+  Statement missing(db_, "SELECT rowid, transcript FROM debates WHERE rowid NOT IN (SELECT id FROM debate_index)");
+  if (!missing) return failure("read the debates");
+  int rc;
+  while ((rc = missing.step()) == SQLITE_ROW) {
+    auto t = transcript_from_json(missing.view(1), CallTexts::kSkip);
+    if (!t) return Error{fmt::format("debate at row {}: {}", missing.integer(0), t.error().message)};
+    if (auto ok = add(missing.integer(0), *t); !ok) return ok;
+  }
+  if (rc != SQLITE_DONE) return failure("read the debates");
   return Ok{};
 }
 

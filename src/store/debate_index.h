@@ -10,6 +10,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "parley/result.h"
 #include "parley/store.h"
@@ -30,19 +33,33 @@ class DebateIndexWriter {
   explicit DebateIndexWriter(sqlite3* db) : db_(db) {}
 
   // Indexes the debate stored at rowid `id` of `debates`: its row, its task (the first question
-  // seen for a task id is kept, unless it was empty) and its finite metrics. Index rows of the
-  // same unit or id — left by a debate deleted from `debates` by hand — are replaced.
+  // seen for a task id is kept, unless it was empty) and its finite metrics.
   Result<Ok> add(std::int64_t id, const Transcript& transcript);
+
+  // Deletes debate `id`'s index rows (a put that could not be indexed whole is undone).
+  Result<Ok> remove(std::int64_t id);
 
   // Deletes the index rows of the debates of `debates` whose status is `status`; called before
   // those debates are deleted.
   Result<Ok> remove_status(DebateStatus status);
 
+  // Makes the index describe `debates` again where they differ: index rows of debates deleted by
+  // hand (to run them again) go, debates without rows are indexed. The store calls it as it opens,
+  // before any put, when the two tables' counts or last ids differ.
+  Result<Ok> repair();
+
+  // After a rollback: the metric names it knew may not be stored.
+  void forget() { metric_ids_.clear(); }
+
  private:
   Result<Ok> failure(const char* what) const;
+  Result<std::int64_t> metric_id(const std::string& name);
+  Statement& metric_insert(std::size_t rows);
 
   sqlite3* db_;
-  Statement row_, task_, metric_name_, metric_, stale_metrics_, stale_row_;  // prepared on first use, reused
+  Statement row_, task_, metric_name_, metric_lookup_;  // prepared on first use, reused
+  std::vector<Statement> metric_inserts_;                // [n]: inserts n + 1 metric rows
+  std::map<std::string, std::int64_t, std::less<>> metric_ids_;
 };
 
 // Indexes every debate of `debates` from its stored transcript (a store written before the

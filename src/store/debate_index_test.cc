@@ -157,7 +157,9 @@ TEST_F(DebateIndexTest, ADebateWhoseIndexRowCannotBeWrittenIsNotStoredEither) {
   }
   tamper(db(),
          "CREATE TRIGGER refuse BEFORE INSERT ON debate_index WHEN NEW.task_id = 'bad'"
-         " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+         " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
+         "CREATE TRIGGER refuse_metric BEFORE INSERT ON debate_metric WHEN NEW.value = 0.125"
+         " BEGIN SELECT RAISE(ABORT, 'metric refused'); END");
   Transcript bad = flipped_debate();
   bad.task_id = "bad";
   {
@@ -168,26 +170,35 @@ TEST_F(DebateIndexTest, ADebateWhoseIndexRowCannotBeWrittenIsNotStoredEither) {
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().message.find("refused by the test"), std::string::npos) << refused.error().message;
     EXPECT_NE(refused.error().message.find("debate (bad, debate, seed 3)"), std::string::npos);
-    // The transaction goes on: the debate before it, and one after it, are stored.
+    // Refused at its last metric, after its row and first metric were written: undone whole.
+    Transcript bad_metric = flipped_debate();
+    bad_metric.seed = 5;
+    bad_metric.metrics["zz_last"] = 0.125;
+    auto undone = (*store)->put(bad_metric);
+    ASSERT_FALSE(undone);
+    EXPECT_NE(undone.error().message.find("metric refused"), std::string::npos) << undone.error().message;
+    // The transaction goes on: the debate before them, and one after them, are stored.
     Transcript after = flipped_debate();
     after.seed = 8;
     ASSERT_TRUE((*store)->put(after));
   }
   EXPECT_EQ(query(db(), "SELECT task_id, seed FROM debates ORDER BY seed"), (Rows{{"t1", "3"}, {"t1", "8"}}));
   EXPECT_EQ(query(db(), "SELECT task_id, seed FROM debate_index ORDER BY seed"), (Rows{{"t1", "3"}, {"t1", "8"}}));
+  EXPECT_EQ(query(db(), "SELECT COUNT(*) FROM debate_metric WHERE debate NOT IN (SELECT id FROM debate_index)"),
+            (Rows{{"0"}}));
 }
 
-TEST_F(DebateIndexTest, ADebateDeletedByHandAndRunAgainReplacesItsIndexRows) {
+TEST_F(DebateIndexTest, ADebateDeletedByHandLeavesTheIndexWhenTheStoreIsNextOpened) {
   Transcript other = flipped_debate();
   other.seed = 4;
   {
     auto store = Store::open(db());
     ASSERT_TRUE(store);
-    ASSERT_TRUE((*store)->put(other));
-    ASSERT_TRUE((*store)->put(flipped_debate()));
+    ASSERT_TRUE((*store)->put(other));            // rowid 1
+    ASSERT_TRUE((*store)->put(flipped_debate()));  // rowid 2
   }
-  // Deleted from `debates` behind parley's back (to run it again): its index rows stay behind,
-  // and the next debate stored reuses its rowid.
+  // Deleted from `debates` behind parley's back, to run it again: the next debate stored reuses
+  // its rowid, and its unit comes back.
   tamper(db(), "DELETE FROM debates WHERE seed = 3");
   Transcript again = flipped_debate();
   again.final_answer = "B";
@@ -195,17 +206,14 @@ TEST_F(DebateIndexTest, ADebateDeletedByHandAndRunAgainReplacesItsIndexRows) {
   again.metrics = {{"u_sys", 0.75}};
   {
     auto store = Store::open(db());
-    ASSERT_TRUE(store);
+    ASSERT_TRUE(store) << store.error().message;
     ASSERT_TRUE((*store)->put(again));
   }
-  // And when the rowid is not reused (a row stored by hand at 100 puts the next at 101), the
-  // unit's stale row goes all the same.
-  tamper(db(), "DELETE FROM debates WHERE seed = 4; INSERT INTO debates (rowid, task_id, protocol, seed, status,"
-               " correct, prompt_tokens, completion_tokens, calls, transcript)"
-               " SELECT 100, task_id, protocol, 5, status, correct, 0, 0, 0, transcript FROM debates WHERE seed = 3");
+  // The same with a rowid that is not reused (seed 4's, below the last).
+  tamper(db(), "DELETE FROM debates WHERE seed = 4");
   {
     auto store = Store::open(db());
-    ASSERT_TRUE(store);
+    ASSERT_TRUE(store) << store.error().message;
     ASSERT_TRUE((*store)->put(other));
   }
   EXPECT_EQ(query(db(), "SELECT d.seed, d.correct, d.flipped, d.id = b.rowid FROM debate_index d"
@@ -216,6 +224,32 @@ TEST_F(DebateIndexTest, ADebateDeletedByHandAndRunAgainReplacesItsIndexRows) {
                         " JOIN debate_index d ON d.id = m.debate ORDER BY d.seed, n.name"),
             (Rows{{"3", "u_sys", "0.75"}, {"4", "prr", "0.5"}, {"4", "u_sys", "0.25"}}));
   EXPECT_EQ(query(db(), "SELECT COUNT(*) FROM debate_metric"), (Rows{{"3"}}));
+}
+
+TEST_F(DebateIndexTest, ADebateWhoseIndexRowsWereDeletedByHandIsIndexedAgainWhenOpened) {
+  Transcript other = flipped_debate();
+  other.seed = 4;
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->put(flipped_debate()));
+    ASSERT_TRUE((*store)->put(other));
+  }
+  const auto before = query(db(), "SELECT * FROM debate_index ORDER BY id");
+  tamper(db(), "DELETE FROM debate_index WHERE seed = 4; DELETE FROM debate_metric WHERE debate = 2");
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store) << store.error().message;
+  }
+  EXPECT_EQ(query(db(), "SELECT * FROM debate_index ORDER BY id"), before);
+  EXPECT_EQ(query(db(), "SELECT COUNT(*) FROM debate_metric"), (Rows{{"4"}}));
+  // A store whose counts agree is not touched (nothing to write, no lock taken).
+  tamper(db(), "UPDATE debate_index SET tokens = 1 WHERE seed = 4");
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store);
+  }
+  EXPECT_EQ(query(db(), "SELECT tokens FROM debate_index WHERE seed = 4"), (Rows{{"1"}}));
 }
 
 TEST_F(DebateIndexTest, AVersion2StoreIsIndexedFromItsTranscriptsOnceWhenOpened) {

@@ -82,7 +82,7 @@ class SqliteStore final : public Store {
                                  *stored, version)};
       }
       if (auto ok = create_debate_index(db_); !ok) return Error{fmt::format("{}: {}", path_, ok.error().message)};
-      return Ok{};
+      return repair_index();
     }
     // Only a new store may be stamped: every parley store records its version with its first write.
     if (count() > 0) {
@@ -91,6 +91,25 @@ class SqliteStore final : public Store {
     }
     if (auto ok = create_debate_index(db_); !ok) return Error{fmt::format("{}: {}", path_, ok.error().message)};
     return set_meta("schema_version", version);
+  }
+
+  // Debates deleted (or added) by hand since the last writer: the index follows. Only when the
+  // counts or the last ids differ does this take the write lock, so a reader of a store being
+  // written (parley report) never waits here.
+  Result<Ok> repair_index() {
+    Statement counts(db_,
+                     "SELECT (SELECT COUNT(*) FROM debates) = (SELECT COUNT(*) FROM debate_index)"
+                     " AND (SELECT MAX(rowid) FROM debates) IS (SELECT MAX(id) FROM debate_index)");
+    if (!counts || counts.step() != SQLITE_ROW) return failure("count the debates");
+    if (counts.integer(0) != 0) return Ok{};
+    counts = Statement();
+    if (auto ok = exec("BEGIN IMMEDIATE"); !ok) return ok;
+    if (auto ok = index_.repair(); !ok) {
+      (void)exec("ROLLBACK");
+      index_.forget();
+      return Error{fmt::format("{}: bringing the debate index up to date: {}", path_, ok.error().message)};
+    }
+    return exec("COMMIT");
   }
 
   // Version 2 to 3: the index, built from the stored transcripts in one transaction, so that a
@@ -106,6 +125,7 @@ class SqliteStore final : public Store {
     }();
     if (!built) {
       (void)exec("ROLLBACK");
+      index_.forget();
       return Error{fmt::format("{}: building the debate index of a version-2 store: {}", path_, built.error().message)};
     }
     return exec("COMMIT");
@@ -145,11 +165,7 @@ class SqliteStore final : public Store {
                           " calls, transcript) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
       if (!insert_) return failure("prepare");
     }
-    // The debate and its index rows go in together or not at all.
-    if (auto ok = exec("SAVEPOINT put"); !ok) return ok;
-    auto added = insert(t);
-    (void)exec(added ? "RELEASE put" : "ROLLBACK TO put; RELEASE put");
-    if (!added) return added;
+    if (auto added = insert(t); !added) return added;
     ++pending_;
     if (pending_ >= kBatch || std::chrono::steady_clock::now() - transaction_started_ >= kFlushInterval) return flush();
     return Ok{};
@@ -173,16 +189,31 @@ class SqliteStore final : public Store {
       return Error{fmt::format("{}: debate ({}, {}, seed {}) is already stored", path_, t.task_id, t.protocol, t.seed)};
     }
     if (rc != SQLITE_DONE) return failure("insert debate");
-    if (auto ok = index_.add(sqlite3_last_insert_rowid(db_), t); !ok) {
-      return Error{fmt::format("{}: debate ({}, {}, seed {}): {}", path_, t.task_id, t.protocol, t.seed, ok.error().message)};
+    // The debate and its index rows go in together or not at all. Undone by hand rather than
+    // inside a savepoint, whose journal would copy every page a put touches.
+    const std::int64_t id = sqlite3_last_insert_rowid(db_);
+    auto indexed = index_.add(id, t);
+    if (indexed) return Ok{};
+    Error error{fmt::format("{}: debate ({}, {}, seed {}): {}", path_, t.task_id, t.protocol, t.seed, indexed.error().message)};
+    Statement undo(db_, "DELETE FROM debates WHERE rowid = ?1");
+    undo.bind(1, id);
+    if (!index_.remove(id) || !undo || undo.step() != SQLITE_DONE) {
+      // Neither kept whole nor undone: the open transaction goes, so nothing half-indexed is
+      // committed; a resume runs its debates again.
+      (void)exec("ROLLBACK");
+      in_transaction_ = false;
+      index_.forget();
+      error.message += fmt::format(" (and the {} debates of the open transaction were not stored)", pending_);
     }
-    return Ok{};
+    return error;
   }
 
   Result<Ok> flush() override {
     if (!in_transaction_) return Ok{};
     in_transaction_ = false;
-    return exec("COMMIT");
+    auto committed = exec("COMMIT");
+    if (!committed) index_.forget();  // the transaction may be gone with the names it added
+    return committed;
   }
 
   std::set<UnitKey> finished() override {

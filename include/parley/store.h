@@ -55,6 +55,10 @@ class Store {
   virtual Result<Ok> put(const Transcript& transcript) = 0;
   // Makes every put() so far durable.
   virtual Result<Ok> flush() = 0;
+  // Once a run has written its debates: builds what the debate index has that puts do not keep
+  // up while a run writes, the metrics' value index (docs/formats.md, "results.sqlite"; the
+  // viewer sorts by a metric without it too, more slowly). Made once, then kept up by later puts.
+  virtual Result<Ok> finish() = 0;
 
   virtual std::set<UnitKey> finished() = 0;
   // Deletes the stored debates whose status is failed (put() ones too), so that they are no

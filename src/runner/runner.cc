@@ -344,9 +344,18 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   // closes, the sync and rename) waits on the disk: it runs on helper threads while this one
   // computes the summary, and both are joined before the run returns.
   auto exported = std::async(std::launch::async, [&jsonl] { return jsonl.commit(); });
-  auto closed = std::async(std::launch::async, [closing = std::move(*opened)]() mutable { closing.reset(); });
+  // A run that went to its end also has the store build what the viewer reads and puts did not
+  // keep up (Store::finish); a stopped one leaves that to the run that finishes it.
+  auto closed = std::async(std::launch::async, [closing = std::move(*opened), finish = !outcome.interrupted]() mutable {
+    Result<Ok> done = finish ? closing->finish() : Result<Ok>(Ok{});
+    closing.reset();
+    return done;
+  });
   Summary summary = summarize(*transcripts, protocol_order(order), backends->simulated);
-  closed.get();
+  if (auto ok = closed.get(); !ok) {
+    outcome.failure = ok.error();
+    return outcome;
+  }
   if (auto ok = exported.get(); !ok) {
     outcome.failure = Error{fmt::format("{}: {}", jsonl_path.string(), ok.error().message)};
     return outcome;

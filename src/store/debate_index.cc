@@ -37,6 +37,7 @@ constexpr const char* kSchema[] = {
     "CREATE INDEX IF NOT EXISTS debate_index_calls ON debate_index (calls)",
     "CREATE INDEX IF NOT EXISTS debate_index_rounds ON debate_index (rounds)",
     "CREATE INDEX IF NOT EXISTS debate_index_latency ON debate_index (latency_ms)",
+    "CREATE INDEX IF NOT EXISTS debate_index_answer ON debate_index (final_answer)",
 };
 
 // The most metric rows one INSERT writes (a debate has a few dozen at most).
@@ -67,6 +68,10 @@ Result<Ok> create_debate_index(sqlite3* db) {
     if (auto ok = exec(db, sql); !ok) return ok;
   }
   return Ok{};
+}
+
+Result<Ok> create_metric_value_index(sqlite3* db) {
+  return exec(db, "CREATE INDEX IF NOT EXISTS debate_metric_value ON debate_metric (metric, value)");
 }
 
 Result<Ok> DebateIndexWriter::failure(const char* what) const {

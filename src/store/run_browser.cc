@@ -6,11 +6,13 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "debate_list.h"
+#include "run_browser_tuning.h"
 #include "statement.h"
 
 namespace parley {
@@ -21,10 +23,11 @@ constexpr const char* kIndexedVersion = "3";
 // The page cache of one connection: the memory a browser holds whatever the store's size.
 constexpr const char* kCacheSize = "PRAGMA cache_size = -8192";  // KiB
 
+// A row's columns; then the table, with an index named or not.
 constexpr const char* kRowColumns =
     "SELECT d.task_id, d.protocol, d.seed, d.status, d.correct, d.initially_correct, d.flipped, d.tokens, d.calls,"
-    " d.rounds, d.latency_ms, d.final_answer, t.gold, substr(t.question, 1, 300)"
-    " FROM debate_index d LEFT JOIN debate_task t ON t.task_id = d.task_id";
+    " d.rounds, d.latency_ms, d.final_answer, t.gold, substr(t.question, 1, 300) FROM debate_index d";
+constexpr const char* kRowTask = " LEFT JOIN debate_task t ON t.task_id = d.task_id";
 static_assert(RunBrowser::kListedQuestionChars == 300, "kRowColumns' substr");
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -49,7 +52,8 @@ void bind_all(Statement& s, const std::vector<SqlValue>& values) {
 
 class SqliteRunBrowser final : public RunBrowser {
  public:
-  SqliteRunBrowser(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  SqliteRunBrowser(sqlite3* db, std::string path, BrowserTuning tuning)
+      : db_(db), path_(std::move(path)), tuning_(tuning) {}
   ~SqliteRunBrowser() override { sqlite3_close_v2(db_); }
 
   Result<RunFacts> facts() override {
@@ -95,7 +99,7 @@ class SqliteRunBrowser final : public RunBrowser {
     q.limit = std::clamp(q.limit, 0, kMaxLimit);
     ReadTransaction read(*this);
 
-    ResolvedMetrics metrics;
+    Resolved metrics;
     if (q.sort == DebateSort::kMetric) {
       auto id = metric_id(q.sort_metric);
       if (!id) return id.error();
@@ -106,32 +110,57 @@ class SqliteRunBrowser final : public RunBrowser {
       if (!id) return id.error();
       metrics.ranges.push_back(*id);
     }
-    bool big_seeds = false;
-    if (q.sort == DebateSort::kSeed || q.sort == DebateSort::kTask) {
-      Statement s(db_, "SELECT EXISTS (SELECT 1 FROM debate_index WHERE seed < 0)");
-      if (!s || s.step() != SQLITE_ROW) return failure("read the seeds");
-      big_seeds = s.integer(0) != 0;
+    if (!q.text.empty()) {
+      auto answers = distinct_text("final_answer", tuning_.listed_answers);
+      if (!answers) return answers.error();
+      if (answers->size() <= tuning_.listed_answers) {
+        metrics.answers.emplace();
+        for (const std::string& answer : *answers) {
+          if (contains_like(answer, q.text)) metrics.answers->push_back(answer);
+        }
+      }
     }
-    const ListSql sql = list_sql(q, metrics, big_seeds);
+    ListContext context;
+    context.walk_budget = tuning_.walk_budget;
+    if (q.sort == DebateSort::kSeed || q.sort == DebateSort::kTask) {
+      auto big = single_integer("SELECT EXISTS (SELECT 1 FROM debate_index WHERE seed < 0)", {});
+      if (!big) return big.error();
+      context.seeds_past_int64 = *big != 0;
+    }
+    if (q.sort == DebateSort::kMetric || !q.ranges.empty()) {
+      auto exists = single_integer(
+          "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'debate_metric_value')", {});
+      if (!exists) return exists.error();
+      context.metric_value_index = *exists != 0;
+    }
 
     DebatePage page;
     page.offset = q.offset;
     page.limit = q.limit;
-    {
-      Statement count(db_, sql.count);
-      if (!count) return failure("prepare the count");
-      bind_all(count, sql.count_values);
-      if (count.step() != SQLITE_ROW) return failure("count the debates");
-      page.total = count.integer(0);
-    }
+    const Sql count = count_sql(q, metrics, context);
+    auto total = single_integer(count.text, count.values);
+    if (!total) return total.error();
+    page.total = *total;
     std::vector<std::int64_t> ids;
     if (q.limit > 0 && q.offset < page.total) {
-      Statement s(db_, sql.page);
-      if (!s) return failure("prepare the page");
-      bind_all(s, sql.page_values);
-      int rc;
-      while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.integer(0));
-      if (rc != SQLITE_DONE) return failure("read the page");
+      auto all = count.values.empty() ? total : single_integer("SELECT COUNT(*) FROM debate_index", {});
+      if (!all) return all.error();
+      const bool walk = walk_the_index(q, context, page.total, *all);
+      if (q.sort == DebateSort::kMetric && metrics.sort && walk) {
+        // The debates that have the metric in its order, then, past them, those that lack it.
+        if (auto ok = read_ids(with_metric_page_sql(q, metrics, context, q.limit, q.offset), ids); !ok) return ok.error();
+        if (static_cast<int>(ids.size()) < q.limit) {
+          const Sql with = with_metric_count_sql(q, metrics, context);
+          auto having = single_integer(with.text, with.values);
+          if (!having) return having.error();
+          const std::int64_t rest = q.limit - static_cast<std::int64_t>(ids.size());
+          const Sql without =
+              without_metric_page_sql(q, metrics, context, rest, std::max<std::int64_t>(q.offset - *having, 0));
+          if (auto ok = read_ids(without, ids); !ok) return ok.error();
+        }
+      } else if (auto ok = read_ids(page_sql(q, metrics, context, walk), ids); !ok) {
+        return ok.error();
+      }
     }
     // The metrics a row shows: those the query is about.
     std::vector<std::pair<std::string, std::int64_t>> shown;
@@ -139,7 +168,7 @@ class SqliteRunBrowser final : public RunBrowser {
     for (std::size_t i = 0; i < q.ranges.size(); ++i) {
       if (metrics.ranges[i]) shown.emplace_back(q.ranges[i].name, *metrics.ranges[i]);
     }
-    Statement row(db_, std::string(kRowColumns) + " WHERE d.id = ?");
+    Statement row(db_, std::string(kRowColumns) + kRowTask + " WHERE d.id = ?");
     Statement value(db_, "SELECT value FROM debate_metric WHERE debate = ? AND metric = ?");
     if (!row || !value) return failure("prepare the rows");
     for (std::int64_t id : ids) {
@@ -172,7 +201,10 @@ class SqliteRunBrowser final : public RunBrowser {
 
   Result<std::vector<DebateRow>> others(const UnitKey& unit) override {
     ReadTransaction read(*this);
-    Statement s(db_, std::string(kRowColumns) + " WHERE d.task_id = ? AND d.seed = ? AND d.protocol <> ?");
+    // Along the unit index: by a bound seed's equality alone the planner may take the seed's, which
+    // holds a quarter of the store for a run of four seeds.
+    Statement s(db_, std::string(kRowColumns) + " INDEXED BY debate_index_unit" + kRowTask +
+                         " WHERE d.task_id = ? AND d.seed = ? AND d.protocol <> ?");
     if (!s) return failure("prepare");
     s.bind(1, unit.task_id);
     s.bind(2, seed_to_sql(unit.seed));
@@ -192,6 +224,26 @@ class SqliteRunBrowser final : public RunBrowser {
   }
 
  private:
+  // The one integer `sql` gives.
+  Result<std::int64_t> single_integer(const std::string& sql, const std::vector<SqlValue>& values) {
+    Statement s(db_, sql);
+    if (!s) return failure("prepare");
+    bind_all(s, values);
+    if (s.step() != SQLITE_ROW) return failure("read the index");
+    return s.integer(0);
+  }
+
+  // Appends the ids `sql` gives.
+  Result<Ok> read_ids(const Sql& sql, std::vector<std::int64_t>& ids) {
+    Statement s(db_, sql.text);
+    if (!s) return failure("prepare the page");
+    bind_all(s, sql.values);
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.integer(0));
+    if (rc != SQLITE_DONE) return failure("read the page");
+    return Ok{};
+  }
+
   // One snapshot for the statements of one answer; a no-op inside another.
   class ReadTransaction {
    public:
@@ -242,8 +294,9 @@ class SqliteRunBrowser final : public RunBrowser {
 
   // The distinct values of an indexed column, each found by one seek in its index rather than by
   // reading the index whole. `column` is one of this file's literals.
+  // At most `cap` of them (cap + 1 when there are more).
   template <class T, class Read>
-  Result<std::vector<T>> distinct(const char* column, Read read) {
+  Result<std::vector<T>> distinct(const char* column, Read read, std::size_t cap = SIZE_MAX) {
     Statement first(db_, fmt::format("SELECT MIN({0}) FROM debate_index", column));
     Statement next(db_, fmt::format("SELECT MIN({0}) FROM debate_index WHERE {0} > ?", column));
     if (!first || !next) return failure("prepare");
@@ -251,7 +304,7 @@ class SqliteRunBrowser final : public RunBrowser {
     if (first.step() != SQLITE_ROW) return failure("read the index");
     if (first.is_null(0)) return values;
     values.push_back(read(first));
-    for (;;) {
+    while (values.size() <= cap) {
       next.bind(1, values.back());
       if (next.step() != SQLITE_ROW) return failure("read the index");
       if (next.is_null(0)) break;
@@ -260,8 +313,8 @@ class SqliteRunBrowser final : public RunBrowser {
     }
     return values;
   }
-  Result<std::vector<std::string>> distinct_text(const char* column) {
-    return distinct<std::string>(column, [](const Statement& s) { return s.text(0); });
+  Result<std::vector<std::string>> distinct_text(const char* column, std::size_t cap = SIZE_MAX) {
+    return distinct<std::string>(column, [](const Statement& s) { return s.text(0); }, cap);
   }
   Result<std::vector<std::int64_t>> distinct_integers(const char* column) {
     return distinct<std::int64_t>(column, [](const Statement& s) { return s.integer(0); });
@@ -289,6 +342,7 @@ class SqliteRunBrowser final : public RunBrowser {
 
   sqlite3* db_;
   std::string path_;
+  BrowserTuning tuning_;
 };
 
 // Opens `path` read-only; the store's schema version, or an Error saying what the file is not.
@@ -314,6 +368,11 @@ Result<std::string> open_read_only(const std::filesystem::path& path, sqlite3** 
 
 Result<std::unique_ptr<RunBrowser>> RunBrowser::open(const std::filesystem::path& run_dir,
                                                      const IndexProgress& progress) {
+  return open_run_browser(run_dir, progress, BrowserTuning{});
+}
+
+Result<std::unique_ptr<RunBrowser>> open_run_browser(const std::filesystem::path& run_dir,
+                                                     const IndexProgress& progress, BrowserTuning tuning) {
   std::error_code ec;
   if (!std::filesystem::is_directory(run_dir, ec)) {
     return Error{fmt::format("{}: {}", run_dir.string(),
@@ -327,7 +386,7 @@ Result<std::unique_ptr<RunBrowser>> RunBrowser::open(const std::filesystem::path
   for (int attempt = 0;; ++attempt) {
     sqlite3* db = nullptr;
     auto version = open_read_only(path, &db);
-    if (version && *version == kIndexedVersion) return std::unique_ptr<RunBrowser>(new SqliteRunBrowser(db, path.string()));
+    if (version && *version == kIndexedVersion) return std::unique_ptr<RunBrowser>(new SqliteRunBrowser(db, path.string(), tuning));
     sqlite3_close_v2(db);
     if (!version) return version.error();
     if (*version == "1") {

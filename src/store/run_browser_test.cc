@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "run_browser_tuning.h"
 #include "store_support.h"
 
 namespace parley {
@@ -111,7 +112,19 @@ Keys keys(const DebatePage& page) {
   return out;
 }
 
-class RunBrowserTest : public ::testing::Test {
+// Every list is read each way a page can be (debate_list.h): walking the sort's index wherever it
+// has the order, sorting the matching rows wherever a walk is not covered; with the metrics' value
+// index a finished run has, and without it (a run still writing).
+struct Reading {
+  std::int64_t walk_budget;  // 0: "Sorted", which also finds searched answers row by row
+  bool finished;
+};
+
+std::string reading_name(const ::testing::TestParamInfo<Reading>& info) {
+  return std::string(info.param.walk_budget == 0 ? "Sorted" : "Walked") + (info.param.finished ? "Finished" : "Writing");
+}
+
+class RunBrowserTest : public ::testing::TestWithParam<Reading> {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
@@ -128,10 +141,18 @@ class RunBrowserTest : public ::testing::Test {
     ASSERT_TRUE((*store)->set_meta("protocol_order", "single\ndebate"));
     ASSERT_TRUE((*store)->set_meta("simulated", "1"));
     for (const Spec& s : specs()) ASSERT_TRUE((*store)->put(make(s)));
+    if (GetParam().finished) {
+      ASSERT_TRUE((*store)->finish());
+    }
+  }
+
+  // Sorted pages also read every row's final answer for a search; walked ones list the answers.
+  static BrowserTuning tuning() {
+    return BrowserTuning{GetParam().walk_budget, GetParam().walk_budget == 0 ? 0 : kListedAnswers};
   }
 
   std::unique_ptr<RunBrowser> browser() {
-    auto opened = RunBrowser::open(dir_);
+    auto opened = open_run_browser(dir_, nullptr, tuning());
     EXPECT_TRUE(opened) << opened.error().message;
     return opened ? std::move(*opened) : nullptr;
   }
@@ -150,7 +171,7 @@ class RunBrowserTest : public ::testing::Test {
 
 const std::string kBig = "t1/single/" + std::to_string(kBigSeed);
 
-TEST_F(RunBrowserTest, FactsNameTheRunsProtocolsSeedsMetricsAndStatuses) {
+TEST_P(RunBrowserTest, FactsNameTheRunsProtocolsSeedsMetricsAndStatuses) {
   write_store();
   auto b = browser();
   ASSERT_TRUE(b);
@@ -166,7 +187,7 @@ TEST_F(RunBrowserTest, FactsNameTheRunsProtocolsSeedsMetricsAndStatuses) {
   EXPECT_EQ(b->has_metric("nope").value(), false);
 }
 
-TEST_F(RunBrowserTest, AProtocolTheExperimentDoesNotNameComesAfterItsOnesByName) {
+TEST_P(RunBrowserTest, AProtocolTheExperimentDoesNotNameComesAfterItsOnesByName) {
   write_store();
   {
     auto store = Store::open(dir_ / "results.sqlite");
@@ -180,7 +201,7 @@ TEST_F(RunBrowserTest, AProtocolTheExperimentDoesNotNameComesAfterItsOnesByName)
   EXPECT_FALSE(facts->simulated);
 }
 
-TEST_F(RunBrowserTest, TheDefaultListIsByTaskProtocolAndSeed) {
+TEST_P(RunBrowserTest, TheDefaultListIsByTaskProtocolAndSeed) {
   write_store();
   auto b = browser();
   EXPECT_EQ(list(*b, {}, 9), (Keys{"t1/debate/1", "t1/debate/2", "t1/single/1", "t1/single/2", kBig, "t2/debate/1",
@@ -191,7 +212,7 @@ TEST_F(RunBrowserTest, TheDefaultListIsByTaskProtocolAndSeed) {
                                      "t1/single/1", "t1/debate/2", "t1/debate/1"}));
 }
 
-TEST_F(RunBrowserTest, ARowCarriesTheIndexedFacts) {
+TEST_P(RunBrowserTest, ARowCarriesTheIndexedFacts) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -221,7 +242,7 @@ TEST_F(RunBrowserTest, ARowCarriesTheIndexedFacts) {
   EXPECT_TRUE(page->rows[1].correct);
 }
 
-TEST_F(RunBrowserTest, EachFilterAlone) {
+TEST_P(RunBrowserTest, EachFilterAlone) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -252,7 +273,7 @@ TEST_F(RunBrowserTest, EachFilterAlone) {
   EXPECT_EQ(list(*b, q, 8).size(), 8u);
 }
 
-TEST_F(RunBrowserTest, MetricRangesAreInclusiveOpenWhereUnboundedAndNeedTheMetric) {
+TEST_P(RunBrowserTest, MetricRangesAreInclusiveOpenWhereUnboundedAndNeedTheMetric) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -275,7 +296,7 @@ TEST_F(RunBrowserTest, MetricRangesAreInclusiveOpenWhereUnboundedAndNeedTheMetri
   EXPECT_EQ(list(*b, q, 0), Keys{});
 }
 
-TEST_F(RunBrowserTest, FiltersCombine) {
+TEST_P(RunBrowserTest, FiltersCombine) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -300,7 +321,7 @@ TEST_F(RunBrowserTest, FiltersCombine) {
   EXPECT_EQ(list(*b, q, 3), (Keys{"t1/debate/1", "t2/debate/1", "t3/single/1"}));
 }
 
-TEST_F(RunBrowserTest, TextSearchIsACaseInsensitiveSubstringOfTaskQuestionGoldAndFinalAnswer) {
+TEST_P(RunBrowserTest, TextSearchIsACaseInsensitiveSubstringOfTaskQuestionGoldAndFinalAnswer) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -314,7 +335,7 @@ TEST_F(RunBrowserTest, TextSearchIsACaseInsensitiveSubstringOfTaskQuestionGoldAn
   EXPECT_EQ(list(*b, q, 1), (Keys{"t3/single/1"}));
 }
 
-TEST_F(RunBrowserTest, TheFinalAnswerAndTheGoldAreSearched) {
+TEST_P(RunBrowserTest, TheFinalAnswerAndTheGoldAreSearched) {
   // A store of its own, where the answers are words no question or task id contains.
   {
     auto store = Store::open(dir_ / "results.sqlite");
@@ -340,7 +361,7 @@ TEST_F(RunBrowserTest, TheFinalAnswerAndTheGoldAreSearched) {
   EXPECT_EQ(list(*b, q, 0), Keys{});
 }
 
-TEST_F(RunBrowserTest, HostileSearchTextIsLiteral) {
+TEST_P(RunBrowserTest, HostileSearchTextIsLiteral) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -357,7 +378,7 @@ TEST_F(RunBrowserTest, HostileSearchTextIsLiteral) {
   EXPECT_EQ(list(*b, q, 9).size(), 9u);  // the table is still there
 }
 
-TEST_F(RunBrowserTest, SortsBreakTiesByTheOrderStoredInTheSortsDirection) {
+TEST_P(RunBrowserTest, SortsBreakTiesByTheOrderStoredInTheSortsDirection) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -395,7 +416,7 @@ TEST_F(RunBrowserTest, SortsBreakTiesByTheOrderStoredInTheSortsDirection) {
   EXPECT_EQ(list(*b, q, 9)[0], kBig);
 }
 
-TEST_F(RunBrowserTest, SortingByAMetricPutsDebatesWithoutItLastEitherWay) {
+TEST_P(RunBrowserTest, SortingByAMetricPutsDebatesWithoutItLastEitherWay) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -417,7 +438,55 @@ TEST_F(RunBrowserTest, SortingByAMetricPutsDebatesWithoutItLastEitherWay) {
                                   "t1/debate/2", "t3/single/1", "t4/debate/2", kBig}));
 }
 
-TEST_F(RunBrowserTest, PagingAtItsEdges) {
+TEST_P(RunBrowserTest, PagesOfAnySizeAddUpToTheWholeList) {
+  write_store();
+  auto b = browser();
+  std::vector<DebateQuery> queries(6);
+  queries[1].sort = DebateSort::kMetric;
+  queries[1].sort_metric = "u";
+  queries[2].sort = DebateSort::kMetric;
+  queries[2].sort_metric = "prr";
+  queries[2].descending = true;
+  queries[2].correct = false;  // with a filter: the value index walked, each row looked up
+  queries[3].sort = DebateSort::kTokens;
+  queries[3].protocol = "single";
+  queries[4].sort = DebateSort::kMetric;
+  queries[4].sort_metric = "u";
+  queries[4].text = "t1";
+  queries[5].sort = DebateSort::kLatency;
+  queries[5].descending = true;
+  queries[5].ranges = {{"u", 0.1, std::nullopt}};
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    DebateQuery whole = queries[i];
+    whole.limit = RunBrowser::kMaxLimit;
+    auto all = b->list(whole);
+    ASSERT_TRUE(all) << all.error().message;
+    const Keys expected = keys(*all);
+    for (int size = 1; size <= 4; ++size) {
+      Keys paged;
+      for (std::int64_t offset = 0; offset < all->total; offset += size) {
+        DebateQuery q = queries[i];
+        q.offset = offset;
+        q.limit = size;
+        auto page = b->list(q);
+        ASSERT_TRUE(page) << page.error().message;
+        EXPECT_EQ(page->total, all->total);
+        for (const std::string& k : keys(*page)) paged.push_back(k);
+      }
+      EXPECT_EQ(paged, expected) << "query " << i << ", pages of " << size;
+    }
+  }
+  // The expected orders themselves: by u with those lacking it last; by prr descending among the
+  // wrong ones (t4/debate/2 and t1/debate/1 have it, t2/single/1 and t1/debate/2 do not).
+  auto by_prr = b->list(queries[2]);
+  ASSERT_TRUE(by_prr);
+  EXPECT_EQ(keys(*by_prr), (Keys{"t4/debate/2", "t1/debate/1", "t1/debate/2", "t2/single/1"}));
+  auto single_by_tokens = b->list(queries[3]);
+  ASSERT_TRUE(single_by_tokens);
+  EXPECT_EQ(keys(*single_by_tokens), (Keys{"t1/single/1", "t2/single/1", "t3/single/1", kBig, "t1/single/2"}));
+}
+
+TEST_P(RunBrowserTest, PagingAtItsEdges) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -458,7 +527,7 @@ TEST_F(RunBrowserTest, PagingAtItsEdges) {
   EXPECT_TRUE(page->rows.empty());
 }
 
-TEST_F(RunBrowserTest, TheMaximumPageIsTwoHundredRows) {
+TEST_P(RunBrowserTest, TheMaximumPageIsTwoHundredRows) {
   {
     auto store = Store::open(dir_ / "results.sqlite");
     ASSERT_TRUE(store);
@@ -479,7 +548,7 @@ TEST_F(RunBrowserTest, TheMaximumPageIsTwoHundredRows) {
   EXPECT_EQ(page->rows.front().task_id, "t200");
 }
 
-TEST_F(RunBrowserTest, OneDebatesTranscriptIsTheStoredLine) {
+TEST_P(RunBrowserTest, OneDebatesTranscriptIsTheStoredLine) {
   write_store();
   auto b = browser();
   auto json = b->transcript_json(UnitKey{"t1", "debate", 1});
@@ -497,7 +566,7 @@ TEST_F(RunBrowserTest, OneDebatesTranscriptIsTheStoredLine) {
   }
 }
 
-TEST_F(RunBrowserTest, TheOthersAreTheSameTaskAndSeedUnderTheOtherProtocolsInTheExperimentsOrder) {
+TEST_P(RunBrowserTest, TheOthersAreTheSameTaskAndSeedUnderTheOtherProtocolsInTheExperimentsOrder) {
   write_store();
   {
     auto store = Store::open(dir_ / "results.sqlite");
@@ -520,7 +589,7 @@ TEST_F(RunBrowserTest, TheOthersAreTheSameTaskAndSeedUnderTheOtherProtocolsInThe
   EXPECT_TRUE(others->empty());
 }
 
-TEST_F(RunBrowserTest, WhatARunWritesAfterTheBrowserOpensShowsOnTheNextQuery) {
+TEST_P(RunBrowserTest, WhatARunWritesAfterTheBrowserOpensShowsOnTheNextQuery) {
   write_store();
   auto b = browser();
   ASSERT_EQ(list(*b, {}, 9).size(), 9u);
@@ -532,7 +601,7 @@ TEST_F(RunBrowserTest, WhatARunWritesAfterTheBrowserOpensShowsOnTheNextQuery) {
   EXPECT_EQ(list(*b, {}, 10).back(), "t5/single/1");
 }
 
-TEST_F(RunBrowserTest, AVersion2StoreIsIndexedOnceThenBrowsed) {
+TEST_P(RunBrowserTest, AVersion2StoreIsIndexedOnceThenBrowsed) {
   std::vector<Transcript> transcripts;
   for (const Spec& s : specs()) {
     Transcript t = make(s);
@@ -542,7 +611,8 @@ TEST_F(RunBrowserTest, AVersion2StoreIsIndexedOnceThenBrowsed) {
   }
   testing::write_version_2_store(dir_ / "results.sqlite", transcripts);
   std::vector<std::pair<std::int64_t, std::int64_t>> progress;
-  auto b = RunBrowser::open(dir_, [&](std::int64_t done, std::int64_t total) { progress.emplace_back(done, total); });
+  auto b = open_run_browser(dir_, [&](std::int64_t done, std::int64_t total) { progress.emplace_back(done, total); },
+                            tuning());
   ASSERT_TRUE(b) << b.error().message;
   ASSERT_FALSE(progress.empty());
   EXPECT_EQ(progress.front(), std::make_pair(std::int64_t{0}, std::int64_t{9}));
@@ -566,7 +636,7 @@ TEST_F(RunBrowserTest, AVersion2StoreIsIndexedOnceThenBrowsed) {
   EXPECT_TRUE(progress.empty());
 }
 
-TEST_F(RunBrowserTest, WhatIsNotARunIsRefusedWithTheReason) {
+TEST_P(RunBrowserTest, WhatIsNotARunIsRefusedWithTheReason) {
   auto expect_refused = [](const std::filesystem::path& dir, const std::string& reason) {
     auto b = RunBrowser::open(dir);
     ASSERT_FALSE(b) << dir;
@@ -595,7 +665,7 @@ TEST_F(RunBrowserTest, WhatIsNotARunIsRefusedWithTheReason) {
             (std::vector<std::vector<std::string>>{{"3"}}));
 }
 
-TEST_F(RunBrowserTest, AFailedDebateIsListedAndShownLikeAnyOther) {
+TEST_P(RunBrowserTest, AFailedDebateIsListedAndShownLikeAnyOther) {
   write_store();
   auto b = browser();
   DebateQuery q;
@@ -614,6 +684,11 @@ TEST_F(RunBrowserTest, AFailedDebateIsListedAndShownLikeAnyOther) {
   ASSERT_TRUE(json->has_value());
   EXPECT_NE((*json)->find("\"status\":\"failed\""), std::string::npos);
 }
+
+INSTANTIATE_TEST_SUITE_P(EachReading, RunBrowserTest,
+                         ::testing::Values(Reading{0, false}, Reading{0, true}, Reading{1000000000, false},
+                                           Reading{1000000000, true}),
+                         reading_name);
 
 }  // namespace
 }  // namespace parley

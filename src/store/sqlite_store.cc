@@ -121,6 +121,7 @@ class SqliteStore final : public Store {
       if (meta("schema_version") != "2") return Ok{};  // indexed meanwhile
       if (auto ok = create_debate_index(db_); !ok) return ok;
       if (auto ok = build_debate_index(db_, index_, index_progress_); !ok) return ok;
+      if (auto ok = create_metric_value_index(db_); !ok) return ok;
       return set_meta("schema_version", std::to_string(kSchemaVersion));
     }();
     if (!built) {
@@ -214,6 +215,14 @@ class SqliteStore final : public Store {
     auto committed = exec("COMMIT");
     if (!committed) index_.forget();  // the transaction may be gone with the names it added
     return committed;
+  }
+
+  Result<Ok> finish() override {
+    if (auto ok = flush(); !ok) return ok;
+    if (auto ok = create_metric_value_index(db_); !ok) {
+      return Error{fmt::format("{}: building the metrics' value index: {}", path_, ok.error().message)};
+    }
+    return Ok{};
   }
 
   std::set<UnitKey> finished() override {

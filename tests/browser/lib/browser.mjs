@@ -48,7 +48,7 @@ export async function launchBrowser() {
     throw new Error(`no chromium at ${chromiumPath}: ${setupHint}`);
   }
   const chromium = await playwrightChromium();
-  return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
+  return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 60_000 });
 }
 
 export async function closeBrowser(browser) {

@@ -84,13 +84,19 @@ function cspDirectives(policy) {
 // the page says about itself.
 async function loadReport(page, file) {
   await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => {
-    if (document.body.dataset.error) return true;
+  // The ids of the plots not drawn yet (all: true when none is left, or the page failed).
+  const undrawn = (list) => {
     const data = document.getElementById('report-data');
-    if (!data) return true;
-    const { plots } = JSON.parse(data.textContent);
-    return plots.every((id) => document.getElementById(`plot-${id}`)?.dataset.rendered === 'true');
-  }, null, { timeout: 20_000 });
+    const left = document.body.dataset.error || !data ? [] : JSON.parse(data.textContent).plots
+        .filter((id) => document.getElementById(`plot-${id}`)?.dataset.rendered !== 'true');
+    return list ? left : left.length === 0;
+  };
+  try {
+    await page.waitForFunction(undrawn, false, { timeout: 20_000 });
+  } catch (error) {
+    const left = await page.evaluate(undrawn, true).catch(() => '?');
+    throw new Error(`plots not drawn after 20 s: ${left} (${error.message.split('\n')[0]})`);
+  }
   return page.evaluate(() => {
     const data = JSON.parse(document.getElementById('report-data').textContent);
     return {

@@ -20,6 +20,8 @@ packages=(
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # micro-benchmarks of engine work (bench/maci_controller.cc)
+  libjs-chart.js         # Chart.js, inlined into the HTML report and served by the viewer (src/web)
+  libssl-dev             # OpenSSL's SHA-256: the report test recomputes the page's CSP hashes
 )
 # `setup.sh --bench`: also what bench/run.sh compares parley with (docs/performance.md).
 if [ "${1:-}" = "--bench" ]; then

@@ -177,6 +177,46 @@ TEST(ReportData, AgreementIsOnePlotAndProtocolsWithoutControllerSignalsHaveNoTra
   EXPECT_EQ(j["rounds"][0]["signals"][0]["name"], "plurality_share");
 }
 
+TEST(ReportData, OnlyMaciRoundEventsThatParseGiveControllerSignals) {
+  Transcript t = unit("maci", "q1", true, "B");
+  t.events.push_back({1, "maci_schedule", Json{{"contentiousness", 0.9}}.dump()});  // a dial, not the state
+  t.events.push_back({1, "maci_round", "not json {"});
+  auto data = report_data_json({t}, {}, false);
+  ASSERT_TRUE(data) << data.error().message;
+  EXPECT_TRUE(Json::parse(*data)["rounds"].empty());
+  t.events.push_back(maci_round(2, 0.4, 0.1));
+  EXPECT_EQ(round_signals({t}, "maci")[0].points.size(), 1u);
+}
+
+TEST(ReportData, HarmedUnitsAreCappedAtTenAndListedOnlyWhereThereAreSome) {
+  std::vector<Transcript> run;
+  for (int i = 0; i < 12; ++i) {
+    const std::string task = "q" + std::string(i < 10 ? "0" : "") + std::to_string(i);
+    run.push_back(unit("single", task, true, "B"));
+    run.push_back(unit("debate", task, false, "C"));  // harmed on all 12
+    run.push_back(unit("vote", task, true, "B"));     // on none
+  }
+  auto data = report_data_json(run, {"single", "debate", "vote"}, false);
+  ASSERT_TRUE(data) << data.error().message;
+  const Json j = Json::parse(*data);
+  ASSERT_EQ(j["harmed"].size(), 1u);
+  ASSERT_EQ(j["harmed"]["debate"].size(), 10u);
+  EXPECT_EQ(j["harmed"]["debate"][9]["task_id"], "q09");  // the first ten by task id
+}
+
+TEST(ReportData, PlotsNeedDataBehindThem) {
+  // debate shares no unit with single (no decisions plot); every debate is wrong (no
+  // successful group to separate from).
+  std::vector<Transcript> run = {unit("single", "q1", false, "A"), unit("debate", "q2", false, "A")};
+  for (Transcript& t : run) t.metrics["u_sys"] = 0.5;
+  auto data = report_data_json(run, {"single", "debate"}, false);
+  ASSERT_TRUE(data) << data.error().message;
+  const Json plots = Json::parse(*data)["plots"];
+  EXPECT_EQ(std::count(plots.begin(), plots.end(), "decisions"), 0);
+  EXPECT_EQ(std::count(plots.begin(), plots.end(), "separation"), 0);
+  EXPECT_EQ(std::count(plots.begin(), plots.end(), "uncertainty"), 1);
+}
+
 TEST(ReportData, TracesAreCappedAndARunWithoutDebatesIsAnError) {
   std::vector<Transcript> run;
   for (int i = 0; i < 5; ++i) {

@@ -348,12 +348,14 @@ async function rowsShown(page) {
   return page.locator('tr[data-debate]').count();
 }
 
-// Sets an action going and returns the /api/debates request it caused.
+// Sets an action going and returns the /api/debates request it caused, once the page has shown
+// the answer (the table is marked aria-busy from the request until its rows are in).
 async function debatesRequest(page, action) {
   const [response] = await Promise.all([
     page.waitForResponse((r) => new URL(r.url()).pathname === '/api/debates', { timeout: 4000 }),
     action(),
   ]);
+  await page.waitForFunction(() => !document.querySelector('table.debates[aria-busy]'), null, { timeout: 4000 });
   return new URL(response.url()).searchParams;
 }
 
@@ -472,6 +474,12 @@ describe('parley view: the front end', () => {
     assert.equal(p.get('limit'), '25');
     assert.equal(p.get('offset'), '50');
     assert.equal(await rowsShown(page), 25);
+    // A new filter on page 3 starts again at the first page.
+    p = await debatesRequest(page, () => page.selectOption('select[name=status]', 'budget'));
+    assert.equal(p.get('status'), 'budget');
+    assert.equal(p.get('offset'), '0');
+    assert.equal(p.get('limit'), '25');
+    await expectTotal(page, count((r) => r.status === 'budget'));
 
     // A linked filtered page opens as it was: controls and request from the URL alone.
     p = await debatesRequest(page, () => page.goto(`${mock.origin}/#/list?protocol=mad&seed=18446744073709551615&flipped=1&range=u_sys::0.5&sort=seed&order=desc`));

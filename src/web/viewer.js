@@ -427,7 +427,7 @@ class ListView {
     });
 
     this.total = el('span', { 'data-total': '' });
-    this.rangeText = el('span');
+    this.rangeText = el('span', { text: 'Loading the debates…' });
     this.summaryLine = el('p', { className: 'rows-line', 'aria-live': 'polite' }, [this.rangeText]);
     this.error = el('div', { className: 'list-error' });
     this.thead = el('thead');
@@ -442,8 +442,8 @@ class ListView {
       if (!row || event.target.closest('a, button') || window.getSelection()?.toString()) return;
       go(row.dataset.debate);
     });
-    this.pagerTop = this.pager();
-    this.pagerBottom = this.pager();
+    this.pagerTop = this.pager('Pages');
+    this.pagerBottom = this.pager('Pages (bottom)');
 
     this.root = el('section', { className: 'list', 'aria-labelledby': 'list-title' }, [
       el('h1', { id: 'list-title', tabindex: '-1', text: 'Debates' }),
@@ -455,7 +455,7 @@ class ListView {
     ]);
   }
 
-  pager() {
+  pager(label) {
     const buttons = {};
     const make = (name, label, title) => {
       const button = el('button', { type: 'button', className: 'small', 'data-page': name, title, text: label });
@@ -469,7 +469,7 @@ class ListView {
       // Keep the first row of the page on screen.
       go(listHash({ ...this.state, limit, offset: Math.floor(this.state.offset / limit) * limit }));
     });
-    const root = el('nav', { className: 'pager', 'aria-label': 'Pages' }, [
+    const root = el('nav', { className: 'pager', 'aria-label': label }, [
       make('first', '« First', 'first page'), make('prev', '‹ Prev', 'previous page'),
       make('next', 'Next ›', 'next page'), make('last', 'Last »', 'last page'),
       el('label', { className: 'field inline' }, [el('span', { text: 'Rows per page' }), size]),
@@ -545,8 +545,10 @@ class ListView {
     this.correct.value = state.correct;
     this.status.value = state.status;
     this.flipped.checked = state.flipped === '1';
+    // Not while typing, and not over a value that only differs by the spaces the request drops
+    // (the reader may be about to type the next word).
     const typing = document.activeElement === this.q && this.searchTimer;
-    if (!typing) this.q.value = state.q;
+    if (!typing && this.q.value.trim() !== state.q) this.q.value = state.q;
     this.sort.value = state.sort;
     this.order.value = state.order || 'asc';
     this.order.disabled = !state.sort;
@@ -689,6 +691,8 @@ function showList(run, params) {
   if (!listView || listView.run !== run) listView = new ListView(run);
   const state = listStateFromParams(params);
   if (main.firstChild !== listView.root) setMain('list', listView.root, 'Debates');
+  // The header's "Debates" returns to this list as filtered, like the back link of a debate.
+  document.querySelector('[data-nav=list]')?.setAttribute('href', listHash(state));
   listView.show(state);
 }
 
@@ -1038,7 +1042,7 @@ async function route() {
   } catch (error) {
     if (token !== routeToken) return;
     const message = `Could not load the run. ${error.message}`;
-    setMain(view, el('section', {}, [el('h1', { text: 'parley viewer' }), errorBox(message)]), 'Error');
+    setMain(['list', 'debate'].includes(view) ? view : 'summary', el('section', {}, [el('h1', { text: 'parley viewer' }), errorBox(message)]), 'Error');
     reportError(message);
     return;
   }

@@ -365,6 +365,21 @@ function count(predicate) {
 
 // ---------------------------------------------------------------------------------------------
 
+// The sources themselves: no way of turning text into markup or code, nothing inline in the page.
+describe('parley view: the front end\'s sources', () => {
+  it('use no HTML parsing, eval or inline script and style', async () => {
+    const js = await readFile(path.join(WEB_DIR, 'viewer.js'), 'utf8');
+    const code = js.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, ''); // comments may name what is banned
+    for (const banned of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(', 'new Function', 'javascript:', 'setAttribute(\'on', 'DOMParser', 'createContextualFragment']) {
+      assert.ok(!code.includes(banned), `viewer.js uses ${banned}`);
+    }
+    const html = await readFile(path.join(WEB_DIR, 'viewer.html'), 'utf8');
+    assert.deepEqual(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g), null, 'inline <script>');
+    assert.deepEqual(html.match(/\son[a-z]+\s*=|\sstyle\s*=|<style/gi), null, 'inline handler or style');
+    assert.deepEqual([...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1]).filter((u) => !/^(\/assets\/|#\/|data:,$)/.test(u)), []);
+  });
+});
+
 describe('parley view: the front end', () => {
   let mock;
   let browser;
@@ -480,6 +495,14 @@ describe('parley view: the front end', () => {
     assert.equal(p.get('offset'), '0');
     assert.equal(p.get('limit'), '25');
     await expectTotal(page, count((r) => r.status === 'budget'));
+
+    // A pause after a space sends the words so far, and the space stays for the next word.
+    const search = page.locator('input[name=q]');
+    p = await debatesRequest(page, () => search.pressSequentially('capital ', { delay: 30 }));
+    assert.equal(p.get('q'), 'capital');
+    p = await debatesRequest(page, () => search.pressSequentially('city', { delay: 30 }));
+    assert.equal(p.get('q'), 'capital city');
+    await expectTotal(page, count((r) => r.status === 'budget' && r.question.includes('capital city')));
 
     // A linked filtered page opens as it was: controls and request from the URL alone.
     p = await debatesRequest(page, () => page.goto(`${mock.origin}/#/list?protocol=mad&seed=18446744073709551615&flipped=1&range=u_sys::0.5&sort=seed&order=desc`));

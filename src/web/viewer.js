@@ -867,7 +867,7 @@ function renderRounds(messages, events, byId) {
     if (side.length || roundEvents.length) {
       body.append(el('tr', { className: 'round-extra', 'data-round': String(round) }, [
         el('th', { scope: 'row', className: 'round-col' }, [el('span', { className: 'visually-hidden', text: `Round ${round}: ` }),
-          el('span', { text: side.length && roundEvents.length ? 'judges & events' : side.length ? 'judges' : 'events' })]),
+          el('span', { text: sideLabel(side, roundEvents) })]),
         el('td', { colspan: String(Math.max(agents.length, 1)) }, [
           side.length ? el('div', { className: 'side-calls' }, side.map((m) => renderCall(m, byId, true))) : null,
           roundEvents.length ? el('ul', { className: 'events', 'aria-label': `Events of round ${round}` }, roundEvents.map(renderEvent)) : null,
@@ -879,8 +879,20 @@ function renderRounds(messages, events, byId) {
     el('caption', { className: 'visually-hidden', text: 'Each round\'s calls, one column per agent' }), head, body,
   ]);
   // Columns keep a readable width: many agents scroll sideways rather than squeeze.
-  table.style.minWidth = `${6 + Math.max(agents.length, 1) * 22}rem`;
+  table.style.minWidth = `${6 + Math.max(agents.length, 1) * 18}rem`;
   return el('div', { className: 'table-wrap rounds-wrap' }, table);
+}
+
+// What the row across the columns holds, e.g. "judges, events".
+function sideLabel(side, events) {
+  const kinds = [];
+  const add = (kind) => { if (!kinds.includes(kind)) kinds.push(kind); };
+  for (const m of side) {
+    const role = text(m.role);
+    add(role === 'embedding' ? 'embeddings' : role.startsWith('judge') ? 'judges' : role.startsWith('moderator') ? 'moderator' : 'summaries');
+  }
+  if (events.length) add('events');
+  return kinds.join(', ');
 }
 
 function callButton(id, label, byId) {
@@ -927,7 +939,8 @@ function renderCall(m, byId, side) {
       el('dd', { text: `${formatInt(m.prompt_tokens)} in · ${formatInt(m.completion_tokens)} out · ${formatInt(m.cached_tokens ?? 0)} cached` })]),
   ]);
 
-  const shown = Array.isArray(m.shown) && m.shown.length
+  const embedding = role === 'embedding';
+  const shown = embedding ? null : Array.isArray(m.shown) && m.shown.length
     ? el('p', { className: 'shown' }, [el('span', { className: 'label', text: 'Shown: ' }),
       el('span', { 'data-shown': '', text: m.shown.map(text).join(', ') })])
     : el('p', { className: 'shown muted' }, [el('span', { className: 'label', text: 'Shown: ' }), 'no other agent (an independent turn)']);
@@ -948,7 +961,7 @@ function renderCall(m, byId, side) {
     Array.isArray(m.warnings) && m.warnings.length
       ? el('ul', { className: 'warnings', 'aria-label': 'warnings' }, m.warnings.map((w) => el('li', { text: text(w) }))) : null,
     shown,
-    renderPrompt(m, byId),
+    embedding ? null : renderPrompt(m, byId), // an embeddings call sends texts, not a chat prompt
   ]);
 }
 

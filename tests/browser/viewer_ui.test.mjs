@@ -581,6 +581,7 @@ describe('parley view: the front end', () => {
     assert.equal(await judge.count(), 1);
     assert.match(await judge.innerText(), /Shown: a1, a2/);
     assert.equal(await page.locator('tr.round-extra[data-round="1"] [data-event-kind]').count(), 2);
+    assert.equal(await page.locator('tr.round-extra[data-round="1"] > th > span:not(.visually-hidden)').innerText(), 'judges, events');
     assert.equal(await page.evaluate(() => {
       const judgeRow = document.querySelector('[data-role="judge_mad"]').closest('tr');
       const roundRow = document.querySelector('tr.round[data-round="1"]');

@@ -20,7 +20,9 @@ const WEB_DIR = path.resolve(HERE, '../../src/web');
 const OUT_DIR = process.env.PARLEY_BROWSER_OUT || '/tmp/parley-browser';
 const SHOTS = path.join(OUT_DIR, 'screenshots');
 const CHROMIUM = process.env.PARLEY_CHROMIUM || '/usr/bin/chromium';
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'";
+// The policy `parley view` sends with every page (src/view/request_guard.h).
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+  + "base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
 // ---------------------------------------------------------------------------------------------
 // Fixture: 23 tasks × 4 protocols × 3 seeds = 276 debates, deterministic.
@@ -267,6 +269,13 @@ async function startMock() {
       }
       if (url.pathname === '/api/debates') {
         const p = url.searchParams;
+        // As parley view: an unknown or repeated parameter is an error, not ignored.
+        for (const key of new Set(p.keys())) {
+          if (!['protocol', 'seed', 'correct', 'status', 'flipped', 'range', 'q', 'sort', 'order', 'offset', 'limit'].includes(key)) {
+            return send(400, { error: `${key}: unknown parameter`, parameter: key });
+          }
+          if (key !== 'range' && p.getAll(key).length > 1) return send(400, { error: `${key}: given more than once`, parameter: key });
+        }
         if (p.get('q') === 'fail-please') return send(500, { error: 'the store is locked by a test' });
         const offset = Number(p.get('offset') ?? 0);
         const limit = Number(p.get('limit') ?? 50);
@@ -285,6 +294,7 @@ async function startMock() {
       }
       if (url.pathname === '/api/debate') {
         const p = url.searchParams;
+        if ([...p.keys()].some((key) => !['task', 'protocol', 'seed'].includes(key))) return send(400, { error: 'unknown parameter' });
         const row = FIXTURE.find((r) => r.task_id === p.get('task') && r.protocol === p.get('protocol') && r.seed === p.get('seed'));
         if (!row) return send(404, { error: `no debate ${p.get('task')} / ${p.get('protocol')} / seed ${p.get('seed')}` });
         const others = FIXTURE.filter((r) => r.task_id === row.task_id && r.seed === row.seed && r.protocol !== row.protocol);

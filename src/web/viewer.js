@@ -457,8 +457,8 @@ class ListView {
 
   pager(label) {
     const buttons = {};
-    const make = (name, label, title) => {
-      const button = el('button', { type: 'button', className: 'small', 'data-page': name, title, text: label });
+    const make = (name, caption, title) => {
+      const button = el('button', { type: 'button', className: 'small', 'data-page': name, title, text: caption });
       button.addEventListener('click', () => this.page(name));
       buttons[name] = button;
       return button;
@@ -556,7 +556,12 @@ class ListView {
     if (this.formRanges().map(rangeToParam).join('\n') !== wanted) {
       this.rangeList.replaceChildren(...state.ranges.map((r) => this.rangeRow(r)));
     }
-    for (const pager of [this.pagerTop, this.pagerBottom]) pager.size.value = String(state.limit);
+    for (const pager of [this.pagerTop, this.pagerBottom]) {
+      if (!PAGE_SIZES.includes(state.limit) && !pager.size.querySelector(`option[value="${state.limit}"]`)) {
+        pager.size.append(el('option', { value: String(state.limit), text: String(state.limit) })); // a linked page size
+      }
+      pager.size.value = String(state.limit);
+    }
     // A value the run does not list (an old link) still shows, as its own option.
     for (const [select, value] of [[this.protocol, state.protocol], [this.seed, state.seed], [this.status, state.status], [this.sort, state.sort]]) {
       if (value && select.value !== value) {

@@ -515,10 +515,12 @@ describe('parley view: the front end', () => {
     await expectTotal(page, count((r) => r.status === 'budget' && r.question.includes('capital city')));
 
     // A linked filtered page opens as it was: controls and request from the URL alone.
-    p = await debatesRequest(page, () => page.goto(`${mock.origin}/#/list?protocol=mad&seed=18446744073709551615&flipped=1&range=u_sys::0.5&sort=seed&order=desc`));
+    p = await debatesRequest(page, () => page.goto(`${mock.origin}/#/list?protocol=mad&seed=18446744073709551615&flipped=1&range=u_sys::0.5&sort=seed&order=desc&limit=30`));
     assert.equal(p.get('seed'), '18446744073709551615');
     assert.equal(p.get('flipped'), '1');
     assert.deepEqual(p.getAll('range'), ['u_sys::0.5']);
+    assert.equal(p.get('limit'), '30');
+    assert.equal(await page.inputValue('select[name=limit] >> nth=0'), '30');
     await expectTotal(page, count((r) => r.protocol === 'mad' && r.seed === '18446744073709551615' && r.flipped && r.metrics.u_sys <= 0.5));
     assert.equal(await page.inputValue('select[name=protocol]'), 'mad');
     assert.equal(await page.inputValue('select[name=seed]'), '18446744073709551615');

@@ -10,6 +10,16 @@
 // from data are hashes of this page whose values go through encodeURIComponent. The page runs
 // under a CSP without 'unsafe-inline': no inline scripts, handlers or style attributes (styles
 // set through element.style are CSSOM and allowed).
+//
+// Hooks kept stable for the browser tests (tests/browser/viewer_ui.test.mjs): main[data-view] is
+// summary | list | debate; list rows tr[data-debate] (the debate's hash); [data-total] holds the
+// total as data-total; the filters are controls named as the API's parameters (protocol, seed,
+// correct, status, flipped, q, sort, order, limit), a metric range is [data-range] with
+// range-metric, range-min and range-max; sort buttons th button[data-sort=KEY]; pager buttons
+// [data-page=first|prev|next|last]; on a debate, the agents' column headers thead th[data-agent]
+// and cells td[data-agent] in rows tr.round[data-round], judges and events in tr.round-extra,
+// each call article[data-call-id][data-role], each event [data-event-kind]; a failed fetch or
+// render sets body[data-error] to its message.
 
 const PAGE_SIZES = [25, 50, 100, 200];
 const DEFAULT_LIMIT = 50;

@@ -261,6 +261,8 @@ TEST(HtmlReport, TheCspAdmitsExactlyTheInlinedScriptsAndStyle) {
   EXPECT_EQ(html_report_csp(), expected);
   EXPECT_NE(html->find("<meta http-equiv=\"Content-Security-Policy\" content=\"" + expected + "\">"), std::string::npos);
   EXPECT_NE(html->find("<body data-simulated=\"true\">"), std::string::npos);
+  EXPECT_NE(html->find("<meta name=\"referrer\" content=\"no-referrer\">"), std::string::npos);
+  EXPECT_NE(html->find("<meta charset=\"utf-8\">"), std::string::npos);
 }
 
 TEST(HtmlReport, HostileModelTextStaysInsideTheDataBlockAndReadsBackUnchanged) {

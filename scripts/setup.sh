@@ -23,8 +23,8 @@ packages=(
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # micro-benchmarks of engine work (bench/maci_controller.cc)
-  libssl-dev             # SHA-256 for the HTML report's Content-Security-Policy hashes
-  libjs-chart.js         # Chart.js 3.9, which the HTML report inlines
+  libjs-chart.js         # Chart.js, inlined into the HTML report and served by the viewer (src/web)
+  libssl-dev             # OpenSSL's SHA-256: the report test recomputes the page's CSP hashes
   libcpp-httplib-dev     # cpp-httplib: the HTTP server of `parley view`
   chromium               # headless browser for the browser tests (tests/browser/)
 )

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import {
   assertPageClean, canvasInkedPixels, closeBrowser, isLocalUrl, launchBrowser, openPage, pageProblems,
 } from './lib/browser.mjs';
-import { fakeModel, readTasks, startFakeBackend } from './lib/fake_backend.mjs';
+import { fakeModel, hostileWrongText, readTasks, startFakeBackend } from './lib/fake_backend.mjs';
 import { apiKeySecret, hostileLabel, hostileSnippets, injectedMarkup } from './lib/hostile.mjs';
 import { filesContaining, hostileTasksFile, runHostile, scratchDir } from './lib/parley.mjs';
 
@@ -156,14 +156,14 @@ describe('fake backend', () => {
       for (const choice of reply.choices) {
         const text = choice.message.content;
         for (const snippet of hostileSnippets) assert.ok(text.includes(snippet), snippet);
-        assert.match(text, /\nAnswer: [A-D]\nConfidence: 80%$/);
+        assert.match(text, /\nAnswer: B\nConfidence: 80%$/, 'a first turn is right');
       }
       assert.ok(reply.usage.prompt_tokens > 0 && reply.usage.completion_tokens > 0);
 
       const judge = { model: fakeModel, messages: [{ role: 'user', content: `${sky.question}\nReply with only a JSON object` }] };
       const verdict = JSON.parse((await (await post(judge)).json()).choices[0].message.content);
       assert.equal(verdict.Preference, 'Yes');
-      assert.match(verdict['Debate Answer'], /^[A-D]$/);
+      assert.equal(verdict['Debate Answer'], 'C', 'the judge settles on a wrong answer');
       assert.ok(verdict.Reason.includes('<script>window.__pwned=1</script>'));
 
       assert.equal((await post(ask, 'wrong-key')).status, 401);
@@ -191,7 +191,10 @@ describe('hostile run', () => {
     for (const transcript of transcripts) assert.equal(transcript.status, 'completed', JSON.stringify(transcript).slice(0, 300));
     assert.ok(transcripts.some((transcript) => transcript.protocol === hostileLabel), 'the hostile protocol label');
     assert.ok(transcripts.some((transcript) => transcript.task_id.startsWith('<img src=x onerror=')), 'the hostile task id');
-    assert.ok(transcripts.some((transcript) => transcript.final_answer.startsWith('<b onmouseover=')), 'a hostile final answer');
+    assert.ok(transcripts.some((transcript) => transcript.final_answer.startsWith('<b onmouseover=')), 'a hostile gold answered');
+    assert.ok(transcripts.some((transcript) => transcript.final_answer === hostileWrongText), 'a hostile wrong answer');
+    assert.ok(transcripts.filter((transcript) => transcript.protocol === 'mad').every((transcript) => !transcript.correct),
+              'mad\'s judge is always wrong');
     const replies = transcripts.flatMap((transcript) => transcript.messages.map((message) => message.text)).join('\n');
     for (const snippet of hostileSnippets) assert.ok(replies.includes(snippet), `a reply holds ${snippet}`);
     const prompts = JSON.stringify(transcripts.flatMap((transcript) => transcript.messages.map((message) => message.prompt)));

@@ -3,9 +3,12 @@
 // can read, so debates complete and their transcripts carry markup for the pages to show.
 //
 //   POST /v1/chat/completions  the task is found by its question in the prompt (tasks given at
-//                              start); debaters answer "Answer: X" + "Confidence: N%", right or
-//                              wrong by a hash of the request; a judge asked for a JSON object
-//                              (mad's verdict) gets one with a hostile "Reason"; `n` choices.
+//                              start); debaters answer "Answer: X" + "Confidence: N%": a first
+//                              turn right, a later one wrong for about a third of the requests
+//                              (by a hash of the request), so debates change their minds; a judge
+//                              asked for a JSON object (mad's verdict) settles the debate on a
+//                              wrong answer with a hostile "Reason", so every unit the single
+//                              agent got right is one mad harmed; `n` choices.
 //   GET  /v1/models            one model, "fake-hostile".
 // Every request must carry `Authorization: Bearer <apiKey>` (else 401; apiKey null: no check), so
 // a run proves the key reached the server through the experiment's api_key_env. The server
@@ -34,6 +37,9 @@ function goldLetter(task) {
   return letter(task.options.indexOf(task.answer));
 }
 
+// A wrong free-text answer: markup, as a model might write one.
+export const hostileWrongText = '<img src=x onerror="window.__pwned=38">Atlantis';
+
 // The answer the fake model gives to `task`: right unless `wrong`.
 export function modelAnswer(task, wrong) {
   if (task.options) {
@@ -44,7 +50,7 @@ export function modelAnswer(task, wrong) {
   }
   const type = task.answer_type || (typeof task.answer === 'number' ? 'number' : 'text');
   if (type === 'number') return String(wrong ? Number(task.answer) + 1 : task.answer);
-  return wrong ? 'Atlantis' : String(task.answer);
+  return wrong ? hostileWrongText : String(task.answer);
 }
 
 function contentText(message) {
@@ -58,18 +64,18 @@ function unitHash(text) {
   return crypto.createHash('sha256').update(text).digest().readUInt32BE(0) / 2 ** 32;
 }
 
-function debaterReply(task, seedText) {
-  const answer = modelAnswer(task, unitHash(seedText) < 0.35);
+function debaterReply(task, firstTurn, seedText) {
+  const answer = modelAnswer(task, !firstTurn && unitHash(seedText) < 0.35);
   return `${hostileReasoning()}\nAnswer: ${answer}\nConfidence: 80%`;
 }
 
 // mad's judge: a verdict that settles the debate in round 1 (docs/protocols.md, "mad").
-function verdictReply(task, seedText) {
+function verdictReply(task) {
   return JSON.stringify({
     'Preference': 'Yes',
     'Supported Side': 'Affirmative',
     'Reason': hostileSnippets.join(' '),
-    'Debate Answer': modelAnswer(task, unitHash(seedText) < 0.35),
+    'Debate Answer': modelAnswer(task, true),
   });
 }
 
@@ -91,12 +97,13 @@ function completion(request, tasks) {
   const users = messages.filter((message) => message.role === 'user');
   const last = users.length ? contentText(users[users.length - 1]) : '';
   const asksJson = /JSON object/.test(last);
+  const firstTurn = !messages.some((message) => message.role === 'assistant');
   const count = Number.isInteger(request.n) && request.n > 1 ? request.n : 1;
   const choices = [];
   let completionChars = 0;
   for (let i = 0; i < count; ++i) {
     const seedText = `${prompt}#${i}#${request.temperature}`;
-    const content = asksJson ? verdictReply(task, seedText) : debaterReply(task, seedText);
+    const content = asksJson ? verdictReply(task) : debaterReply(task, firstTurn, seedText);
     completionChars += content.length;
     choices.push({ index: i, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' });
   }

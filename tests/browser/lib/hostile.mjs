@@ -28,7 +28,8 @@ export function hostileReasoning() {
 }
 
 // A protocol label the comparison table must show as it is written.
-export const hostileLabel = '<img src=x onerror="window.__pwned=20">single';
+// (Not on `single`: the report's decision breakdown and harmed units are against `single`.)
+export const hostileLabel = '<img src=x onerror="window.__pwned=20">self-consistency';
 
 // The API key the hostile experiment's server expects (environment variable below): it must
 // appear in no file parley writes and no page it serves.

@@ -28,15 +28,16 @@
   }
   const fixed = (x, digits) => (x === null || x === undefined || Number.isNaN(x) ? '–' : Number(x).toFixed(digits));
   const pct = (x) => fixed(x * 100, 1);
-  const ci = (pair, f) => (pair ? '[' + f(pair[0]) + ', ' + f(pair[1]) + ']' : '');
+  const ci = (pair, f) => (pair ? '[' + f(pair[0]) + ',\u00a0' + f(pair[1]) + ']' : '');  // kept on one line
   const color = (i) => COLORS[i % COLORS.length];
   const answerText = (a) => (a === null || a === undefined ? '(unparsed)' : a);
   const pValue = (p) => (p < 0.001 ? p.toExponential(1) : p.toFixed(3));
 
+  // A table in a box that scrolls sideways when it is wider than the page.
   function table(headers, rows) {
-    return el('table', {class: 'table'},
+    return el('div', {class: 'table-wrap'}, el('table', {class: 'table'},
       el('thead', {}, el('tr', {}, headers.map((h) => el('th', {scope: 'col'}, h)))),
-      el('tbody', {}, rows.map((cells) => el('tr', {}, cells.map((c) => el('td', {}, c))))));
+      el('tbody', {}, rows.map((cells) => el('tr', {}, cells.map((c) => el('td', {}, c)))))));
   }
 
   function section(title, intro) {
@@ -97,7 +98,7 @@
       'accuracy–tokens Pareto front.');
     s.appendChild(table(
       ['protocol', 'debates', 'accuracy %', '95% CI', 'tokens / task', '95% CI', 'calls / task', '95% CI', 'APT',
-       'unparsed %', 'failed', 'budget', 'Pareto front'],
+       'unparsed %', 'failed', 'budget', 'Pareto'],
       protocols().map((p) => [p.name, p.n, pct(p.accuracy), ci(p.accuracy_ci, pct), fixed(p.tokens_mean, 0),
         ci(p.tokens_ci, (x) => fixed(x, 0)), fixed(p.calls_mean, 2), ci(p.calls_ci, (x) => fixed(x, 2)), fixed(p.apt, 2),
         pct(p.unparsed_rate), p.failed, p.budget, front.has(p.name) ? 'yes' : ''])));
@@ -116,11 +117,17 @@
       .map((p) => ({x: p.tokens_mean, y: p.accuracy * 100})).sort((a, b) => a.x - b.x);
     datasets.push({type: 'line', label: 'Pareto front', data: front, borderColor: '#444', borderDash: [6, 4],
                    pointRadius: 0, showLine: true, fill: false, parsing: false});
+    // Costs spanning more than a factor of 20 are shown on a log scale, where each stays readable.
+    const costs = protocols().map((p) => p.tokens_mean).filter((x) => x > 0);
+    const logScale = costs.length > 1 && Math.max(...costs) / Math.min(...costs) > 20;
     plot(parent, 'accuracy-tokens',
-      'Accuracy against tokens per task (prompt + completion), one point per protocol, with 95% bootstrap CI bars on ' +
-      'both axes; the dashed line joins the protocols on the Pareto front (none is both more accurate and cheaper).',
+      'Accuracy against tokens per task (prompt + completion' + (logScale ? ', log scale' : '') + '), one point per ' +
+      'protocol, with 95% bootstrap CI bars on both axes; the dashed line joins the protocols on the Pareto front ' +
+      '(none is both more accurate and cheaper).',
       {type: 'scatter', data: {datasets},
-       options: {scales: {x: axis('tokens per task'), y: axis('accuracy (%)')}}}, protocols().length);
+       options: {scales: {x: axis('tokens per task' + (logScale ? ' (log scale)' : ''),
+                                  logScale ? {type: 'logarithmic'} : {}),
+                          y: axis('accuracy (%)')}}}, protocols().length);
   }
 
   // Bars with their CI as thin floating bars drawn over them.

@@ -39,7 +39,8 @@ export const apiKeySecret = 'sk-parley-browser-secret-7f3a9c1e5b';
 // What hostile markup made it into the page's DOM as markup, one line per element found
 // (empty when none did): an element with an on* attribute (a page under a strict CSP has none
 // of its own), an image, frame, object or <base>, a URL attribute that is javascript: or
-// points at example.invalid, a script or style holding a snippet's text. Text placed in an
+// points at example.invalid or holds a snippet (except, percent-encoded, in a link within the
+// page: `#/debate?task=%3Cimg…` is data), a script or style holding a snippet's text. Text placed in an
 // ordinary attribute (title, data-*) is data and is not flagged.
 export async function injectedMarkup(page) {
   return page.evaluate(() => {
@@ -50,7 +51,12 @@ export async function injectedMarkup(page) {
       for (const attribute of element.attributes) {
         const name = attribute.name.toLowerCase();
         if (name.startsWith('on')) found.push(`on* attribute: ${describe(element)}`);
-        if (urlAttributes.includes(name) && /^\s*javascript:|example\.invalid|__pwned/i.test(attribute.value))
+        // A link within the page (`#/…`) may carry hostile text as encoded data (the viewer's
+        // links to a debate whose task id is hostile): flagged only if a character is left raw.
+        const encodedHashLink = /^#\/[^<>"'\s]*$/.test(attribute.value);
+        if (urlAttributes.includes(name) &&
+            (/^\s*javascript:|example\.invalid/i.test(attribute.value) ||
+             (/__pwned/.test(attribute.value) && !encodedHashLink)))
           found.push(`hostile URL attribute: ${describe(element)}`);
       }
     }

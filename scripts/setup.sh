@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs parley's build and test dependencies from Debian's archive; with --bench, also the
-# references bench/run.sh measures parley against (wrk, Python's aiohttp).
-# Idempotent: does nothing when every package is already present; otherwise runs
-# `apt-get update` once and `apt-get install` for the missing ones.
+# references bench/run.sh measures parley against (wrk, Python's aiohttp). Then the browser
+# tests' node packages (tests/browser/, docs/testing.md) with `npm ci`.
+# Idempotent: does nothing when every package is already present and tests/browser/node_modules
+# is newer than its package-lock.json; otherwise runs `apt-get update` once and
+# `apt-get install` for the missing packages, and `npm ci` when node_modules is missing or stale.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -21,7 +24,15 @@ packages=(
   liblink-grammar-dev link-grammar-dictionaries-en   # iMAD features: parse depth, parts of speech
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # micro-benchmarks of engine work (bench/maci_controller.cc)
+  libjs-chart.js         # Chart.js, inlined into the HTML report and served by the viewer (src/web)
+  libssl-dev             # OpenSSL's SHA-256: the report test recomputes the page's CSP hashes
+  libcpp-httplib-dev     # cpp-httplib: the HTTP server of `parley view`
+  chromium               # headless browser for the browser tests (tests/browser/)
 )
+# node and npm run the browser tests (playwright-core); Debian's when the machine has none.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 # `setup.sh --bench`: also what bench/run.sh compares parley with (docs/performance.md).
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk python3-aiohttp)
@@ -31,12 +42,18 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  echo "setup: installing ${missing[*]}" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-echo "setup: installing ${missing[*]}" >&2
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The browser tests' packages, exactly as tests/browser/package-lock.json pins them.
+browser=tests/browser
+if [ ! -d "$browser/node_modules" ] || [ "$browser/package-lock.json" -nt "$browser/node_modules" ]; then
+  echo "setup: npm ci in $browser" >&2
+  (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  touch "$browser/node_modules"
+fi

@@ -19,11 +19,13 @@
 #include "cli/udpo_commands.h"
 #include "cli/view_command.h"
 #include "cli/heap.h"
+#include "core/files.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/maci_commands.h"
 #include "cli/trigger_commands.h"
 #include "parley/config.h"
+#include "parley/html_report.h"
 #include "parley/protocol.h"
 #include "parley/report.h"
 #include "parley/runner.h"
@@ -163,6 +165,29 @@ int command_run(const RunArgs& args) {
   print_out("\n{} debates run{}, {} resumed from the store; outputs in {}\n", outcome->progress.done, again,
              outcome->progress.skipped, options.out_dir.string());
   return exit_code();
+}
+
+// `parley report DIR --html FILE`: the self-contained HTML report, written atomically.
+int command_report_html(const std::string& dir, const std::string& html_path) {
+  auto run = read_run(dir);
+  if (!run) {
+    fmt::print(stderr, "parley: {}\n", run.error().message);
+    return kExitUsage;
+  }
+  HtmlReportOptions options;
+  const std::filesystem::path run_dir(dir);
+  options.title = run_dir.filename().empty() ? run_dir.parent_path().filename().string() : run_dir.filename().string();
+  auto html = render_html_report(run->transcripts, run->protocol_order, run->simulated, options);
+  if (!html) {
+    fmt::print(stderr, "parley: {}: {}\n", dir, html.error().message);
+    return kExitUsage;
+  }
+  if (auto ok = write_output_file(html_path, *html); !ok) {
+    fmt::print(stderr, "parley: {}: {}\n", html_path, ok.error().message);
+    return kExitRuntime;
+  }
+  print_out("wrote {}{}\n", html_path, run->simulated ? " (SIMULATED run)" : "");
+  return 0;
 }
 
 int command_report(const std::string& dir, bool json) {
@@ -311,7 +336,11 @@ int main_impl(int argc, char** argv) {
   bool report_json = false;
   auto* report = app.add_subcommand("report", "Print the comparison table of a finished (or partial) run");
   report->add_option("dir", report_dir, "Run directory (holds results.sqlite)")->required();
-  report->add_flag("--json", report_json, "Print summary.json instead of the table");
+  std::string report_html;
+  auto* json_flag = report->add_flag("--json", report_json, "Print summary.json instead of the table");
+  report->add_option("--html", report_html,
+                     "Write the HTML report (tables and plots, one self-contained file that opens offline) to FILE")
+      ->excludes(json_flag);
 
   CompareArgs compare_args;
   auto* compare = app.add_subcommand(
@@ -368,7 +397,8 @@ int main_impl(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (run->parsed()) return command_run(run_args);
-  if (report->parsed()) return command_report(report_dir, report_json);
+  if (report->parsed())
+    return report_html.empty() ? command_report(report_dir, report_json) : command_report_html(report_dir, report_html);
   if (compare->parsed()) return command_compare(compare_args);
   if (protocols->parsed()) return command_protocols();
   if (tune->parsed()) return command_tune_sid_et(tune_dir, tune_protocol, tune_reference);

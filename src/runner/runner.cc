@@ -12,6 +12,7 @@
 #include "core/files.h"
 #include "core/hash.h"
 #include "parley/evidence.h"
+#include "parley/html_report.h"
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "parley/version.h"
@@ -95,6 +96,19 @@ Result<Ok> write_summary(const std::filesystem::path& dir, const Summary& summar
   const auto summary_path = dir / "summary.json";
   if (auto ok = write_output_file(summary_path, summary_to_json(summary) + '\n'); !ok)
     return Error{fmt::format("{}: {}", summary_path.string(), ok.error().message)};
+  return Ok{};
+}
+
+// DIR/report.html beside summary.json; a run with no debate stored yet has no report.
+Result<Ok> write_html_report(const std::filesystem::path& dir, const std::vector<Transcript>& transcripts,
+                             const std::vector<std::string>& order, bool simulated) {
+  if (transcripts.empty()) return Ok{};
+  HtmlReportOptions report_options;
+  report_options.title = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+  auto html = render_html_report(transcripts, order, simulated, report_options);
+  if (!html) return html.error();
+  const auto path = dir / "report.html";
+  if (auto ok = write_output_file(path, *html); !ok) return Error{fmt::format("{}: {}", path.string(), ok.error().message)};
   return Ok{};
 }
 
@@ -361,7 +375,12 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     return outcome;
   }
   outcome.summary = std::move(summary);
-  if (auto ok = write_summary(options.out_dir, outcome.summary); !ok) outcome.failure = ok.error();
+  if (auto ok = write_summary(options.out_dir, outcome.summary); !ok) {
+    outcome.failure = ok.error();
+    return outcome;
+  }
+  if (auto ok = write_html_report(options.out_dir, *transcripts, protocol_order(order), backends->simulated); !ok)
+    outcome.failure = ok.error();
   return outcome;
 }
 

@@ -17,7 +17,6 @@ packages=(
   libyaml-cpp-dev        # experiment files
   libcli11-dev           # command line
   libsqlite3-dev         # result store
-  libcpp-httplib-dev     # the viewer's HTTP server (parley view)
   libfmt-dev             # formatting
   libeigen3-dev          # the iMAD trigger classifier (dense linear algebra)
   libxapian-dev          # MACI evidence retrieval: BM25 over an in-memory index (src/evidence)

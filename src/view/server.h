@@ -1,6 +1,7 @@
 #pragma once
 // The viewer's server with its parts named (internal to src/view): where its static assets come
-// from. parley::Viewer::open serves the assets built into the binary; a test may give its own.
+// from. parley::Viewer::open serves the assets built into the binary (web::find_asset); a test
+// may give its own.
 
 #include <filesystem>
 #include <functional>
@@ -8,14 +9,12 @@
 #include <string_view>
 
 #include "parley/viewer.h"
+#include "web/assets.h"
 
 namespace parley::view {
 
-// A static file of the viewer's front end, as it is served.
-struct Asset {
-  std::string_view content;
-  std::string_view mime;
-};
+// A static file of the viewer's front end, as it is served (src/web: built into the binary).
+using Asset = web::Asset;
 
 // The asset named `name` ("viewer.html", "viewer.js", ...), or nullptr: the fixed table of what
 // the server sends under / and /assets/NAME.

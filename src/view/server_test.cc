@@ -2,9 +2,6 @@
 // leave the routes, a foreign Host, other methods, and the headers every response carries.
 #include "view/server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,65 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "parley/store.h"
+#include "raw_http.h"
 #include "view/request_guard.h"
 
 namespace parley::view {
 namespace {
 
 using nlohmann::json;
-
-struct HttpReply {
-  int status = 0;
-  std::multimap<std::string, std::string> headers;  // names lower-cased
-  std::string body;
-
-  std::string header(const std::string& name) const {
-    const auto found = headers.find(name);
-    return found == headers.end() ? "" : found->second;
-  }
-};
-
-// Sends `request` as it is (no client normalises its path or headers) and reads the reply to EOF.
-HttpReply send_raw(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  HttpReply reply;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    ADD_FAILURE() << "cannot connect to port " << port;
-    return reply;
-  }
-  for (std::size_t sent = 0; sent < request.size();) {
-    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string raw;
-  char buffer[65536];
-  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) raw.append(buffer, static_cast<std::size_t>(n));
-  ::close(fd);
-  const auto head_end = raw.find("\r\n\r\n");
-  if (head_end == std::string::npos) {
-    ADD_FAILURE() << "no reply head in: " << raw;
-    return reply;
-  }
-  reply.status = std::stoi(raw.substr(9, 3));
-  std::size_t line = raw.find("\r\n") + 2;
-  while (line < head_end) {
-    const auto end = raw.find("\r\n", line);
-    const std::string header = raw.substr(line, end - line);
-    const auto colon = header.find(':');
-    std::string name = header.substr(0, colon);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    reply.headers.emplace(name, header.substr(header.find_first_not_of(' ', colon + 1)));
-    line = end + 2;
-  }
-  reply.body = raw.substr(head_end + 4);
-  return reply;
-}
+using testing::HttpReply;
+using testing::send_raw;
 
 const Asset kHtml{"<!doctype html><title>viewer</title>", "text/html"};
 const Asset kScript{"console.log('viewer')", "text/javascript"};
@@ -375,6 +322,27 @@ TEST_F(ServerTest, StopEndsServeAndAPortInUseIsAnError) {
   ASSERT_TRUE((*third)->listen("127.0.0.1", 0));
   (*third)->stop();
   (*third)->serve();  // returns: stopped already
+}
+
+TEST_F(ServerTest, TheBinarysViewerServesTheFrontEndBuiltIntoIt) {
+  auto viewer = Viewer::open(run_);
+  ASSERT_TRUE(viewer) << viewer.error().message;
+  auto port = (*viewer)->listen("127.0.0.1", 0);
+  ASSERT_TRUE(port) << port.error().message;
+  std::thread serving([&] { (*viewer)->serve(); });
+  for (const char* name : {"viewer.html", "viewer.js", "viewer.css", "chart.js"}) {
+    const web::Asset* asset = web::find_asset(name);
+    ASSERT_NE(asset, nullptr) << name;
+    const std::string target = std::string(name) == "viewer.html" ? "/" : std::string("/assets/") + name;
+    const HttpReply reply = send_raw(*port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(*port) +
+                                                "\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(reply.status, 200) << name;
+    EXPECT_EQ(reply.body, asset->content) << name;
+    EXPECT_TRUE(reply.header("content-type").starts_with(std::string(asset->mime))) << name;
+    EXPECT_EQ(reply.header("content-security-policy"), kContentSecurityPolicy) << name;
+  }
+  (*viewer)->stop();
+  serving.join();
 }
 
 TEST(Viewer, WhatIsNotARunIsAnError) {

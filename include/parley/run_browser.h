@@ -48,8 +48,9 @@ struct DebateQuery {
   std::optional<DebateStatus> status;
   std::optional<bool> flipped;
   std::vector<MetricRange> ranges;  // a debate without the metric does not match
-  // Case-insensitive (ASCII letters) substring of the task id, its question (the first
-  // kIndexedQuestionBytes), its gold or the final answer; "" matches all. Taken as literal text.
+  // Case-insensitive (ASCII letters) substring of the task id, its question (its first 1,000
+  // bytes), its gold or the final answer; "" matches all. Taken as literal text (% and _ too).
+  // The replies' text is not searched: that would read every transcript.
   std::string text;
   DebateSort sort = DebateSort::kTask;
   std::string sort_metric;  // with kMetric

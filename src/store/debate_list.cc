@@ -81,10 +81,6 @@ Where where_of(const DebateQuery& q, const Resolved& metrics, const ListContext&
   return w;
 }
 
-bool has_filters(const DebateQuery& q) {
-  return q.protocol || q.seed || q.correct || q.status || q.flipped || !q.ranges.empty() || !q.text.empty();
-}
-
 // The index a walk goes along, for the sorts that have one.
 const char* sort_index(DebateSort sort) {
   switch (sort) {
@@ -159,6 +155,10 @@ Sql count_sql(const DebateQuery& q, const Resolved& metrics, const ListContext& 
   return {"SELECT COUNT(*) FROM debate_index d" + w.sql(), w.values};
 }
 
+bool has_filters(const DebateQuery& q) {
+  return q.protocol || q.seed || q.correct || q.status || q.flipped || !q.ranges.empty() || !q.text.empty();
+}
+
 bool walk_is_covered(const DebateQuery& q) {
   if (!has_filters(q)) return true;
   // The unit index holds (task, protocol, seed): a walk along it checks those filters in the index.
@@ -172,7 +172,7 @@ bool walk_the_index(const DebateQuery& q, const ListContext& context, std::int64
     return false;  // no index has the unsigned order
   }
   if (walk_is_covered(q)) return true;
-  if (matching <= 0) return false;
+  if (matching <= 0) return false;  // nothing to read (and no share to divide by)
   // Entries read before the page ends, if the matching debates are spread evenly along the index.
   const double read = static_cast<double>(q.offset + q.limit) * static_cast<double>(all) / static_cast<double>(matching);
   return read <= static_cast<double>(context.walk_budget);

@@ -70,6 +70,9 @@ std::string like_pattern(const std::string& text);
 // index where there is one (the debates in the range, looked up by id), else checked row by row.
 Sql count_sql(const DebateQuery& q, const Resolved& metrics, const ListContext& context);
 
+// Whether the query filters the debates at all.
+bool has_filters(const DebateQuery& q);
+
 // Whether walking the sort's index reads no row beyond the index (no filter, or only filters on
 // columns the index holds), so that a walk costs offset + limit index entries at most.
 bool walk_is_covered(const DebateQuery& q);

@@ -36,6 +36,9 @@ TEST(DebateListSql, AnAnswerContainsTheTextAsLikeWouldFindIt) {
   EXPECT_TRUE(contains_like("Paris, France", "paris"));
   EXPECT_TRUE(contains_like("paris", "PARIS"));
   EXPECT_TRUE(contains_like("B", "b"));
+  EXPECT_TRUE(contains_like("a", "A"));
+  EXPECT_TRUE(contains_like("ZEBRA", "zebra"));  // both ends of the alphabet fold
+  EXPECT_FALSE(contains_like("@[", "`{"));       // the characters beside them do not
   EXPECT_TRUE(contains_like("x", ""));
   EXPECT_FALSE(contains_like("Par is", "paris"));
   EXPECT_FALSE(contains_like("B", "BB"));
@@ -150,6 +153,13 @@ TEST(DebateListSql, AMetricNoDebateHasMatchesNothingAndSortsByTheKey) {
   EXPECT_TRUE(count_sql(q, metrics, {}).values.empty());
   EXPECT_EQ(page_sql(q, metrics, {}, false).text,
             "SELECT d.id FROM debate_index d WHERE 0 ORDER BY d.id ASC LIMIT ? OFFSET ?");
+  // With a filter the metric's absence leaves, its value is bound.
+  q.ranges.clear();
+  q.protocol = "mad";
+  q.limit = 9;
+  const Sql filtered = page_sql(q, Resolved{}, {}, false);
+  EXPECT_EQ(filtered.text, "SELECT d.id FROM debate_index d WHERE d.protocol = ? ORDER BY d.id ASC LIMIT ? OFFSET ?");
+  EXPECT_EQ(shown(filtered.values), (Values{"s:mad", "i:9", "i:0"}));
 }
 
 TEST(DebateListSql, EachSortsOrderWalkedAndSorted) {
@@ -217,7 +227,11 @@ TEST(DebateListSql, AMetricSortWalkedReadsThoseWithItThenThoseWithout) {
             "SELECT COUNT(*) FROM debate_metric m JOIN debate_index d ON d.id = m.debate WHERE m.metric = ?"
             " AND d.protocol = ?");
   EXPECT_EQ(shown(with_metric_count_sql(q, metrics, {}).values), (Values{"i:5", "s:mad"}));
-  EXPECT_EQ(shown(without_metric_page_sql(q, metrics, {}, 7, 3).values), (Values{"i:5", "s:mad", "i:7", "i:3"}));
+  const Sql without_filtered = without_metric_page_sql(q, metrics, {}, 7, 3);
+  EXPECT_EQ(without_filtered.text,
+            "SELECT d.id FROM debate_index d WHERE NOT EXISTS (SELECT 1 FROM debate_metric x WHERE x.debate = d.id"
+            " AND x.metric = ?) AND d.protocol = ? ORDER BY d.id ASC LIMIT ? OFFSET ?");
+  EXPECT_EQ(shown(without_filtered.values), (Values{"i:5", "s:mad", "i:7", "i:3"}));
 }
 
 TEST(DebateListSql, AWalkIsChosenWhenItReadsLittle) {

@@ -143,7 +143,7 @@ class SqliteRunBrowser final : public RunBrowser {
     page.total = *total;
     std::vector<std::int64_t> ids;
     if (q.limit > 0 && q.offset < page.total) {
-      auto all = count.values.empty() ? total : single_integer("SELECT COUNT(*) FROM debate_index", {});
+      auto all = has_filters(q) ? single_integer("SELECT COUNT(*) FROM debate_index", {}) : total;
       if (!all) return all.error();
       const bool walk = walk_the_index(q, context, page.total, *all);
       if (q.sort == DebateSort::kMetric && metrics.sort && walk) {

@@ -436,6 +436,8 @@ TEST_P(RunBrowserTest, SortingByAMetricPutsDebatesWithoutItLastEitherWay) {
   q.descending = false;
   EXPECT_EQ(list(*b, q, 9), (Keys{"t1/single/1", "t1/debate/1", "t2/single/1", "t2/debate/1", "t1/single/2",
                                   "t1/debate/2", "t3/single/1", "t4/debate/2", kBig}));
+  q.protocol = "debate";
+  EXPECT_EQ(list(*b, q, 4), (Keys{"t1/debate/1", "t2/debate/1", "t1/debate/2", "t4/debate/2"}));
 }
 
 TEST_P(RunBrowserTest, PagesOfAnySizeAddUpToTheWholeList) {

@@ -31,6 +31,13 @@ void send_error(httplib::Response& res, int status, const std::string& message, 
   res.set_content(error_json(message, parameter), kJson);
 }
 
+// The run's name as /api/run gives it: its directory's, as the path resolves ("out" for "out/").
+std::string display_name(const std::filesystem::path& run_dir) {
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(run_dir, ec);
+  return (ec ? run_dir.lexically_normal() : real).filename().string();
+}
+
 void send_json(httplib::Response& res, const std::string& body) {
   res.status = 200;
   res.set_content(body, kJson);
@@ -40,7 +47,7 @@ class HttpViewer final : public Viewer {
  public:
   HttpViewer(std::filesystem::path run_dir, std::unique_ptr<RunBrowser> first, AssetLookup assets)
       : run_dir_(std::move(run_dir)),
-        name_(std::filesystem::canonical(run_dir_).filename().string()),
+        name_(display_name(run_dir_)),
         pool_(run_dir_, std::move(first), kConnections),
         assets_(std::move(assets)) {
     configure();

@@ -333,12 +333,15 @@ function showSummary(run) {
     statuses.includes('failed') ? el('li', {}, el('a', { href: listHash({ ...empty, status: 'failed' }), text: 'Failed debates' })) : null,
   ]);
 
-  // The report is its own self-contained page (with its own CSP); it is linked rather than
-  // framed because this page's CSP (default-src 'none') allows no frames.
+  // The report is its own self-contained page with its own CSP, served sandboxed (an origin of
+  // its own: it cannot reach this page or the API); it is shown here in a frame, and linked.
   const report = run.report
-    ? el('p', {}, [
-      el('a', { href: '/report', target: '_blank', rel: 'noopener noreferrer', className: 'button-link', text: 'Open the report with plots' }),
-      ' — the comparison table with confidence intervals, accuracy against tokens and the other plots, in a new tab.',
+    ? el('div', { className: 'report-embed' }, [
+      el('p', {}, [
+        el('a', { href: '/report', target: '_blank', rel: 'noopener noreferrer', className: 'button-link', text: 'Open the report in a tab of its own' }),
+        ' — the comparison table with confidence intervals, accuracy against tokens and the other plots.',
+      ]),
+      el('iframe', { src: '/report', title: 'The run\u2019s HTML report', sandbox: 'allow-scripts', className: 'report-frame' }),
     ])
     : el('div', { className: 'note' }, [
       el('p', { text: 'This run has no HTML report yet. Make one with' }),

@@ -21,7 +21,7 @@ const OUT_DIR = process.env.PARLEY_BROWSER_OUT || '/tmp/parley-browser';
 const SHOTS = path.join(OUT_DIR, 'screenshots');
 const CHROMIUM = process.env.PARLEY_CHROMIUM || '/usr/bin/chromium';
 // The policy `parley view` sends with every page (src/view/request_guard.h).
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; "
   + "base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cli/output.h"
+#include "cli/run_files.h"
 #include "core/files.h"
 #include "parley/rl_export.h"
 #include "parley/runner.h"
@@ -84,24 +85,6 @@ void add_export_rl_command(CLI::App& app, ExportRlCommand& args) {
       ->capture_default_str();
 }
 
-namespace {
-
-// A file the run itself keeps in its directory (runner.cc, run_lock.cc): the export must not
-// replace the store it reads, or what `parley report` reads.
-bool is_a_run_file(const std::filesystem::path& out, const std::filesystem::path& run_dir) {
-  std::error_code error;
-  const auto where = std::filesystem::weakly_canonical(out, error);
-  const auto dir = std::filesystem::weakly_canonical(run_dir, error);
-  if (error || where.parent_path() != dir) return false;
-  const std::string name = where.filename().string();
-  for (const char* own : {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
-                          "run.lock", "summary.json", "transcripts.jsonl"}) {
-    if (name == own) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 int command_export_rl(const ExportRlCommand& args) {
   if (args.out.empty()) return fail(kExitUsage, "--out: an empty path");

@@ -22,6 +22,7 @@
 #include "core/files.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/run_files.h"
 #include "cli/maci_commands.h"
 #include "cli/trigger_commands.h"
 #include "parley/config.h"
@@ -169,6 +170,15 @@ int command_run(const RunArgs& args) {
 
 // `parley report DIR --html FILE`: the self-contained HTML report, written atomically.
 int command_report_html(const std::string& dir, const std::string& html_path) {
+  if (html_path.empty()) {
+    fmt::print(stderr, "parley: --html needs a file name\n");
+    return kExitUsage;
+  }
+  if (is_a_run_file(html_path, dir)) {
+    fmt::print(stderr, "parley: {}: is one of the run's own files; write the report elsewhere (e.g. {}/report.html)\n",
+               html_path, dir);
+    return kExitUsage;
+  }
   auto run = read_run(dir);
   if (!run) {
     fmt::print(stderr, "parley: {}\n", run.error().message);
@@ -397,8 +407,10 @@ int main_impl(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (run->parsed()) return command_run(run_args);
-  if (report->parsed())
-    return report_html.empty() ? command_report(report_dir, report_json) : command_report_html(report_dir, report_html);
+  if (report->parsed()) {
+    return report->count("--html") == 0 ? command_report(report_dir, report_json)
+                                        : command_report_html(report_dir, report_html);
+  }
   if (compare->parsed()) return command_compare(compare_args);
   if (protocols->parsed()) return command_protocols();
   if (tune->parsed()) return command_tune_sid_et(tune_dir, tune_protocol, tune_reference);

@@ -1,10 +1,12 @@
 // read_report: DIR/report.html checked to be inside DIR, and its declared policy.
 #include "view/report_page.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -52,15 +54,47 @@ std::optional<std::string> meta_content_security_policy(const std::string& html)
   return policy;
 }
 
-std::string report_policy(const std::optional<std::string>& declared) {
-  if (!declared) {
-    return "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
-           "base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+namespace {
+
+// Whether every directive of `policy` is one parley's report writes (html_report_csp) with
+// sources it could write: nothing but 'none', hashes and data: images. A file in DIR that is not
+// parley's report (or was edited) cannot widen what the viewer lets it do.
+bool is_report_policy(const std::string& policy) {
+  std::istringstream directives(policy);
+  bool any = false;
+  for (std::string directive; std::getline(directives, directive, ';');) {
+    std::istringstream words(directive);
+    std::string name;
+    if (!(words >> name)) continue;
+    std::vector<std::string> sources;
+    for (std::string source; words >> source;) sources.push_back(source);
+    if (sources.empty()) return false;
+    const auto all = [&](auto allowed) { return std::all_of(sources.begin(), sources.end(), allowed); };
+    const auto is_hash = [](const std::string& source) {
+      return source.starts_with("'sha256-") && source.ends_with("'") && source.size() > 10 &&
+             source.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", 8) ==
+                 source.size() - 1;
+    };
+    const auto is_none = [](const std::string& source) { return source == "'none'"; };
+    bool ok = false;
+    if (name == "default-src" || name == "base-uri" || name == "form-action") ok = all(is_none);
+    else if (name == "script-src" || name == "style-src") ok = all(is_hash);
+    else if (name == "img-src") ok = all([&](const std::string& x) { return x == "data:" || is_none(x); });
+    if (!ok) return false;
+    any = true;
   }
+  return any;
+}
+
+}  // namespace
+
+std::string report_policy(const std::optional<std::string>& declared) {
+  // Sandboxed either way: the page runs in an origin of its own, so even a script it admits can
+  // neither call the viewer's API nor read its pages.
+  if (!declared || !is_report_policy(*declared)) return "default-src 'none'; sandbox; frame-ancestors 'self'";
   std::string policy = *declared;
   while (!policy.empty() && (policy.back() == ' ' || policy.back() == ';')) policy.pop_back();
-  if (policy.find("frame-ancestors") == std::string::npos) policy += "; frame-ancestors 'self'";
-  return policy;
+  return policy + "; sandbox allow-scripts; frame-ancestors 'self'";
 }
 
 std::variant<ReportPage, NoReport> read_report(const std::filesystem::path& run_dir) {

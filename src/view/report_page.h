@@ -1,8 +1,8 @@
 #pragma once
 // DIR/report.html for GET /report (internal to src/view): the one file of DIR the viewer serves
 // besides the store. Read only when it is a regular file inside DIR (a symlink out of it is
-// refused), and served with the Content-Security-Policy its own <meta> declares, so the header is
-// no weaker than the page's, plus frame-ancestors 'self' (which a <meta> cannot carry).
+// refused), and served sandboxed under the policy its own <meta> declares only when that policy is
+// as strict as the one parley writes (report_policy).
 
 #include <filesystem>
 #include <optional>
@@ -29,8 +29,11 @@ bool has_report(const std::filesystem::path& run_dir);
 // in its first 64 KiB; nullopt when it has none (or one that cannot be a header value).
 std::optional<std::string> meta_content_security_policy(const std::string& html);
 
-// The policy sent with the report: its own with frame-ancestors 'self' added, or, for a page that
-// declares none, one that lets its inline scripts and styles run but fetches nothing.
+// The policy sent with the report: when the page declares one of the shape parley writes
+// (default-src, base-uri and form-action 'none'; scripts and styles by SHA-256 only; data:
+// images), that one; otherwise one that runs no script and loads nothing. Always with
+// `sandbox` (scripts, when admitted, run in an opaque origin: no access to the viewer's API or
+// pages) and frame-ancestors 'self' (which a <meta> cannot carry).
 std::string report_policy(const std::optional<std::string>& declared);
 
 }  // namespace parley::view

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "parley/html_report.h"
+
 #include <unistd.h>
 
 #include <fstream>
@@ -24,17 +26,18 @@ class ReportPageTest : public ::testing::Test {
   std::filesystem::path root_;
 };
 
-TEST_F(ReportPageTest, TheReportIsServedWithItsOwnPolicyAndFrameAncestors) {
+TEST_F(ReportPageTest, TheReportIsServedWithItsOwnPolicySandboxed) {
   std::ofstream(run() / "report.html")
       << "<!doctype html><html><head><meta charset=\"utf-8\">\n"
-         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-abc'; "
-         "style-src 'unsafe-inline'\">\n</head><body>report</body></html>";
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-abc='; "
+         "style-src 'sha256-def'; img-src data:\">\n</head><body>report</body></html>";
   ASSERT_TRUE(has_report(run()));
   auto page = read_report(run());
   ASSERT_TRUE(std::holds_alternative<ReportPage>(page));
   EXPECT_NE(std::get<ReportPage>(page).html.find("<body>report</body>"), std::string::npos);
   EXPECT_EQ(std::get<ReportPage>(page).content_security_policy,
-            "default-src 'none'; script-src 'sha256-abc'; style-src 'unsafe-inline'; frame-ancestors 'self'");
+            "default-src 'none'; script-src 'sha256-abc='; style-src 'sha256-def'; img-src data:; "
+            "sandbox allow-scripts; frame-ancestors 'self'");
 }
 
 TEST_F(ReportPageTest, NoReportSaysHowToMakeOne) {
@@ -77,16 +80,29 @@ TEST(ReportPolicy, TheMetaIsFoundInAnyAttributeOrderAndCase) {
                                             "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src *\">"));
 }
 
-TEST(ReportPolicy, WithoutOneTheReportRunsInlineButFetchesNothing) {
-  const std::string fallback = report_policy(std::nullopt);
-  EXPECT_NE(fallback.find("default-src 'none'"), std::string::npos);
-  EXPECT_NE(fallback.find("script-src 'unsafe-inline'"), std::string::npos);
-  EXPECT_NE(fallback.find("frame-ancestors 'self'"), std::string::npos);
-  EXPECT_EQ(fallback.find("connect-src"), std::string::npos);  // falls back to default-src 'none'
-  // A declared frame-ancestors is kept as the page says; a trailing separator is not doubled.
-  EXPECT_EQ(report_policy(std::string("default-src 'none'; frame-ancestors 'none';")),
-            "default-src 'none'; frame-ancestors 'none'");
-  EXPECT_EQ(report_policy(std::string("default-src 'none';")), "default-src 'none'; frame-ancestors 'self'");
+TEST(ReportPolicy, OnlyParleysOwnShapeOfPolicyLetsScriptsRun) {
+  const std::string no_script = "default-src 'none'; sandbox; frame-ancestors 'self'";
+  EXPECT_EQ(report_policy(std::nullopt), no_script);
+  // What an edited or foreign report.html might declare: each is replaced by the no-script policy.
+  for (const char* declared : {"default-src *; script-src 'unsafe-inline'; connect-src *",
+                               "default-src 'none'; script-src 'sha256-abc' 'unsafe-inline'",
+                               "default-src 'none'; script-src 'sha256-abc'; connect-src 'self'",
+                               "default-src 'self'; script-src 'sha256-abc'",
+                               "default-src 'none'; img-src *",
+                               "default-src 'none'; script-src 'sha256-a b'",
+                               "default-src 'none'; script-src https://cdn.example",
+                               "default-src 'none'; frame-ancestors *",
+                               "default-src"})
+    EXPECT_EQ(report_policy(std::string(declared)), no_script) << declared;
+  // parley's own, with a trailing separator: kept, sandboxed with scripts.
+  EXPECT_EQ(report_policy(std::string("default-src 'none'; script-src 'sha256-Ab+/9='; base-uri 'none';")),
+            "default-src 'none'; script-src 'sha256-Ab+/9='; base-uri 'none'; sandbox allow-scripts; "
+            "frame-ancestors 'self'");
+}
+
+TEST(ReportPolicy, TheReportParleyWritesKeepsItsScripts) {
+  const std::string ours = html_report_csp();
+  EXPECT_EQ(report_policy(ours), ours + "; sandbox allow-scripts; frame-ancestors 'self'");
 }
 
 }  // namespace

@@ -10,9 +10,10 @@
 namespace parley::view {
 
 // The viewer's Content-Security-Policy: its own scripts, styles and API only; no inline script,
-// no outside request, framed only by itself.
+// no outside request, framed only by itself; it frames only its own pages (the summary shows
+// /report, which runs sandboxed in an origin of its own: report_page.h).
 inline constexpr const char* kContentSecurityPolicy =
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 
 // GET and HEAD only: the viewer changes nothing.

@@ -270,18 +270,19 @@ TEST_F(ServerTest, EveryResponseCarriesTheSecurityHeaders) {
   EXPECT_EQ(malformed.header("x-content-type-options"), "nosniff");
 }
 
-TEST_F(ServerTest, TheReportIsServedWithItsOwnPolicyOrANoteHowToMakeIt) {
+TEST_F(ServerTest, TheReportIsServedSandboxedUnderItsOwnPolicyOrANoteHowToMakeIt) {
   const json none = get_json("/report", 404);
   EXPECT_NE(none["error"].get<std::string>().find("parley report"), std::string::npos);
   std::ofstream(run_ / "report.html")
       << "<html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-         "script-src 'sha256-x'\"></head><body>plots</body></html>";
+         "script-src 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='\"></head><body>plots</body></html>";
   const HttpReply report = get("/report");
   EXPECT_EQ(report.status, 200);
   EXPECT_EQ(report.header("content-type"), "text/html; charset=utf-8");
   EXPECT_NE(report.body.find("plots"), std::string::npos);
   EXPECT_EQ(report.headers.count("content-security-policy"), 1u);
-  EXPECT_EQ(report.header("content-security-policy"), "default-src 'none'; script-src 'sha256-x'; frame-ancestors 'self'");
+  EXPECT_EQ(report.header("content-security-policy"),
+            "default-src 'none'; script-src 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='; sandbox allow-scripts; frame-ancestors 'self'");
   EXPECT_EQ(report.header("x-content-type-options"), "nosniff");
   // A report.html that is a link out of the run is not served.
   std::filesystem::remove(run_ / "report.html");

@@ -300,7 +300,10 @@ function badge(label, kind, title) {
   return el('span', { className: `badge ${kind}`, text: label, title });
 }
 
-function outcomeBadge(correct) {
+// A failed debate (an infrastructure error, docs/formats.md) has no outcome to judge: it says so
+// rather than "wrong", though the summary counts it as wrong.
+function outcomeBadge(correct, status) {
+  if (status === 'failed') return badge('failed', 'bad', 'the debate failed (see its status); counted as wrong');
   return correct ? badge('✓ correct', 'good') : badge('✗ wrong', 'bad');
 }
 
@@ -333,12 +336,15 @@ function showSummary(run) {
     statuses.includes('failed') ? el('li', {}, el('a', { href: listHash({ ...empty, status: 'failed' }), text: 'Failed debates' })) : null,
   ]);
 
-  // The report is its own self-contained page (with its own CSP); it is linked rather than
-  // framed because this page's CSP (default-src 'none') allows no frames.
+  // The report is its own self-contained page with its own CSP, served sandboxed (an origin of
+  // its own: it cannot reach this page or the API); it is shown here in a frame, and linked.
   const report = run.report
-    ? el('p', {}, [
-      el('a', { href: '/report', target: '_blank', rel: 'noopener noreferrer', className: 'button-link', text: 'Open the report with plots' }),
-      ' — the comparison table with confidence intervals, accuracy against tokens and the other plots, in a new tab.',
+    ? el('div', { className: 'report-embed' }, [
+      el('p', {}, [
+        el('a', { href: '/report', target: '_blank', rel: 'noopener noreferrer', className: 'button-link', text: 'Open the report in a tab of its own' }),
+        ' — the comparison table with confidence intervals, accuracy against tokens and the other plots.',
+      ]),
+      el('iframe', { src: '/report', title: 'The run\u2019s HTML report', sandbox: 'allow-scripts', className: 'report-frame' }),
     ])
     : el('div', { className: 'note' }, [
       el('p', { text: 'This run has no HTML report yet. Make one with' }),
@@ -677,7 +683,7 @@ class ListView {
 
   renderRow(row, metrics, back) {
     const hash = debateHash(row, back);
-    const outcome = el('td', {}, [outcomeBadge(row.correct === true)]);
+    const outcome = el('td', {}, [outcomeBadge(row.correct === true, row.status)]);
     if (row.flipped === true) outcome.append(' ', badge('flipped', 'warn', 'right at first, wrong at the end'));
     const status = text(row.status);
     const question = text(row.question);
@@ -787,7 +793,7 @@ function renderDebate(run, t, unit, others, back, backLink) {
       el('dt', { text: 'Final answer' }),
       el('dd', {}, t.final_answer === null || t.final_answer === undefined
         ? el('span', { className: 'muted', text: 'none (unparsed)' }) : el('strong', { className: 'answer', text: text(t.final_answer) })),
-      el('dt', { text: 'Correct' }), el('dd', {}, outcomeBadge(t.correct === true)),
+      el('dt', { text: 'Correct' }), el('dd', {}, outcomeBadge(t.correct === true, t.status)),
       el('dt', { text: 'Status' }),
       el('dd', {}, [status === 'completed' ? status : badge(status, status === 'failed' ? 'bad' : 'warn'),
         t.status_reason ? el('span', { className: 'reason', text: ` — ${text(t.status_reason)}` }) : null]),
@@ -804,7 +810,7 @@ function renderDebate(run, t, unit, others, back, backLink) {
     others.length
       ? el('ul', { className: 'others' }, others.map((row) => el('li', {}, [
         el('a', { href: debateHash({ ...row, task_id: row.task_id ?? unit.task, seed: row.seed ?? unit.seed }, back), text: text(row.protocol) }),
-        ' ', outcomeBadge(row.correct === true),
+        ' ', outcomeBadge(row.correct === true, row.status),
         el('span', { className: 'muted', text: ` ${row.final_answer === null || row.final_answer === undefined ? 'unparsed' : text(row.final_answer)} · ${formatInt(row.tokens)} tokens` }),
       ])))
       : el('p', { className: 'muted', text: 'No other protocol ran this task with this seed.' }),

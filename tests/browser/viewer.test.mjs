@@ -149,6 +149,12 @@ test('the summary links the report, which /report serves with its own policy and
   const { page } = record;
   await page.goto(simulated.url + '#/summary');
   await page.waitForSelector('main[data-view="summary"] a[href="/report"]', { timeout: 15_000 });
+  // The summary frames the report, which draws there (sandboxed, in an origin of its own).
+  const framed = await (await page.waitForSelector('iframe.report-frame', { timeout: 15_000 })).contentFrame();
+  assert.ok(framed, 'the report is framed on the summary');
+  await framed.waitForSelector('figure.plot[data-rendered="true"]', { timeout: 20_000 });
+  assert.equal(await framed.evaluate(() => window.origin), 'null', 'the framed report runs in an opaque origin');
+  await page.screenshot({ path: path.join(screenshotDir, 'view-summary.png'), fullPage: false });
   const response = await fetch(simulated.url + 'report');
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-security-policy') || '', /script-src 'sha256-/);

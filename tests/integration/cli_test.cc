@@ -78,7 +78,7 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   const auto r = run_parley({"run", "exp.yaml", "--out", "out"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("SIMULATED"), std::string::npos);
-  for (const char* name : {"results.sqlite", "transcripts.jsonl", "summary.json"}) {
+  for (const char* name : {"results.sqlite", "transcripts.jsonl", "summary.json", "report.html"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / "out" / name)) << name;
   }
   EXPECT_EQ(r.err.find("\r"), std::string::npos) << "no progress bar when stderr is not a terminal";
@@ -130,6 +130,23 @@ TEST(Cli, RunWritesOutputsAndReportReprintsTheTable) {
   EXPECT_EQ(report.exit_code, 0);
   const auto table_start = r.out.find("SIMULATED");
   EXPECT_EQ(report.out, r.out.substr(table_start, report.out.size()));
+
+  // The HTML report again from the store: the same page as the run wrote, with the same data.
+  const auto html = run_parley({"report", "out", "--html", "again.html"}, dir);
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_EQ(html.out, "wrote again.html (SIMULATED run)\n");
+  EXPECT_EQ(read_file(dir / "again.html"), read_file(dir / "out/report.html"));
+  // Never over one of the run's own files; an empty name or --json beside it is a usage error.
+  const std::string store_before = read_file(dir / "out/results.sqlite");
+  for (const char* own : {"out/results.sqlite", "out/../out/results.sqlite-wal", "./out/summary.json",
+                          "out/transcripts.jsonl", "out/run.lock"}) {
+    const auto refused = run_parley({"report", "out", "--html", own}, dir);
+    EXPECT_EQ(refused.exit_code, 2) << own;
+    EXPECT_NE(refused.err.find("is one of the run's own files"), std::string::npos) << refused.err;
+  }
+  EXPECT_EQ(read_file(dir / "out/results.sqlite"), store_before);
+  EXPECT_EQ(run_parley({"report", "out", "--html", ""}, dir).exit_code, 2);
+  EXPECT_EQ(run_parley({"report", "out", "--html", "x.html", "--json"}, dir).exit_code, 2);
 
   // The same --out without --resume is refused rather than overwritten.
   const auto again = run_parley({"run", "exp.yaml", "--out", "out"}, dir);

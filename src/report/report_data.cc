@@ -117,9 +117,10 @@ Json traces_json(const std::vector<const Transcript*>& debates, int limit) {
 
 // Units the single-agent baseline got right and the protocol wrong (iMAD's right→wrong), the
 // first `limit` by task id and seed, with both answers: where debate did harm.
-Json harmed_units_json(const std::vector<Transcript>& transcripts, const std::string& protocol, int limit) {
-  std::map<std::pair<std::string, std::uint64_t>, const Transcript*> single;
-  for (const Transcript* t : debates_of(transcripts, kDecisionBaseline)) single[{t->task_id, t->seed}] = t;
+using UnitMap = std::map<std::pair<std::string, std::uint64_t>, const Transcript*>;  // (task id, seed) →
+
+Json harmed_units_json(const std::vector<Transcript>& transcripts, const UnitMap& single, const std::string& protocol,
+                       int limit) {
   Json rows = Json::array();
   for (const Transcript* t : debates_of(transcripts, protocol)) {
     if (static_cast<int>(rows.size()) >= limit) break;
@@ -291,8 +292,10 @@ Result<std::string> report_data_json(const std::vector<Transcript>& transcripts,
   }
 
   Json harmed = Json::object();
+  UnitMap single;  // the baseline's units, read once for every protocol
+  for (const Transcript* t : debates_of(transcripts, kDecisionBaseline)) single[{t->task_id, t->seed}] = t;
   for (const ProtocolSummary& p : summary.protocols)
-    if (p.vs_single && p.vs_single->right_wrong > 0) harmed[p.name] = harmed_units_json(transcripts, p.name, 10);
+    if (p.vs_single && p.vs_single->right_wrong > 0) harmed[p.name] = harmed_units_json(transcripts, single, p.name, 10);
   data["harmed"] = std::move(harmed);
 
   data["plots"] = plot_ids(summary, comparison, diagnosis, rounds);

@@ -18,10 +18,13 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <utility>
 #include <vector>
+
+#include "parley/cancel.h"
 
 namespace parley {
 
@@ -177,6 +180,34 @@ class EventLoop {
   }
   // Awaitable: suspends the caller for d (d <= 0 still yields one turn).
   auto sleep_for(Clock::duration d) { return sleep_until(Clock::now() + d); }
+  // Awaitable: sleep_until that ends as soon as `*cancel` fires (a null or already fired signal:
+  // as sleep_until / one turn). Resumes exactly once, on a later turn of the loop; co_await
+  // yields true when the full time passed, false when the signal cut the sleep short.
+  auto sleep_until(Clock::time_point when, CancelSignal* cancel) {
+    struct Awaiter {
+      EventLoop* loop;
+      Clock::time_point when;
+      CancelSignal* cancel;
+      std::shared_ptr<Wake> wake;
+      CancelSignal::Subscription subscription;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) {
+        wake = std::make_shared<Wake>(Wake{h});
+        loop->post_wake_at(when, wake);
+        if (cancel == nullptr) return;
+        subscription = cancel->subscribe([loop = loop, wake = wake] {
+          wake->cut_short = true;
+          loop->wake_now(*wake);
+        });
+      }
+      bool await_resume() noexcept {
+        subscription.reset();
+        return !wake->cut_short;
+      }
+    };
+    return Awaiter{this, when, cancel, nullptr, {}};
+  }
+  auto sleep_for(Clock::duration d, CancelSignal* cancel) { return sleep_until(Clock::now() + d, cancel); }
   // Awaitable: lets other ready coroutines run first.
   auto yield() {
     struct Awaiter {
@@ -230,12 +261,34 @@ class EventLoop {
     if (stop_ != nullptr && !cancelled_ && stop_->load(std::memory_order_relaxed)) cancel();
   }
 
+  // A sleeper that a CancelSignal may wake before its timer: whichever comes first resumes it,
+  // the other finds it woken and does nothing.
+  struct Wake {
+    std::coroutine_handle<> handle;
+    bool woken = false;
+    bool cut_short = false;
+  };
+  void post_wake_at(Clock::time_point when, const std::shared_ptr<Wake>& wake);
+  void wake_now(Wake& wake) {
+    if (wake.woken) return;
+    wake.woken = true;
+    post(wake.handle);
+  }
+
   struct Timer {
     Clock::time_point when;
     std::uint64_t order;  // FIFO among equal deadlines
     std::coroutine_handle<> handle;
+    std::shared_ptr<Wake> wake;  // set for a sleep a CancelSignal may end first; then handle is null
     bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
   };
+  // Moves a due (or, on cancel, pending) timer's sleeper to the ready queue.
+  void release(const Timer& timer);
+  // Drops the earliest timers whose sleepers a CancelSignal woke already: they resume nothing,
+  // and must not keep the loop waiting (a stopped 30 s back-off would hold up a run's end).
+  void drop_woken_timers() {
+    while (!timers_.empty() && timers_.top().wake && timers_.top().wake->woken) timers_.pop();
+  }
   std::deque<std::coroutine_handle<>> ready_;
   std::deque<std::coroutine_handle<>> idle_waiters_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;

@@ -16,6 +16,10 @@
 #include "parley/task.h"
 
 namespace parley {
+class CancelSignal;
+}
+
+namespace parley {
 
 // A message's text, shared rather than copied. Each agent's conversation is append-only, and
 // every request carries it whole, so round r's request repeats every message of round r-1's:
@@ -97,6 +101,10 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;
   Sampling sampling;
   Annotations note;
+  // Stops this call when fired (its debate's client went away, or its deadline passed): the
+  // transfer is aborted, no retry follows, and the call ends with a kCancelled CallError.
+  // Not part of the request's identity (the cache key); null = only EventLoop::cancel stops it.
+  CancelSignal* cancel = nullptr;
 };
 
 struct Usage {
@@ -136,6 +144,7 @@ struct EmbeddingRequest {
   std::string model;                 // embedding model name on the server
   std::vector<std::string> inputs;   // texts to embed, in order
   Annotations note;                  // task, protocol, seed, round; never sent over HTTP
+  CancelSignal* cancel = nullptr;    // as ChatRequest::cancel
 };
 
 struct EmbeddingResponse {

@@ -14,12 +14,28 @@ void EventLoop::post_at(Clock::time_point when, std::coroutine_handle<> h) {
     post(h);  // nothing waits once cancelled: the sleeper resumes and sees cancelled()
     return;
   }
-  timers_.push(Timer{when, timer_order_++, h});
+  timers_.push(Timer{when, timer_order_++, h, nullptr});
+}
+
+void EventLoop::post_wake_at(Clock::time_point when, const std::shared_ptr<Wake>& wake) {
+  if (cancelled_) {
+    wake_now(*wake);
+    return;
+  }
+  timers_.push(Timer{when, timer_order_++, nullptr, wake});
+}
+
+void EventLoop::release(const Timer& timer) {
+  if (timer.wake) {
+    wake_now(*timer.wake);  // nothing when its CancelSignal woke it already
+  } else {
+    ready_.push_back(timer.handle);
+  }
 }
 
 void EventLoop::cancel() {
   cancelled_ = true;
-  for (; !timers_.empty(); timers_.pop()) ready_.push_back(timers_.top().handle);
+  for (; !timers_.empty(); timers_.pop()) release(timers_.top());
   if (io_ != nullptr) io_->cancel();
 }
 
@@ -53,8 +69,9 @@ void EventLoop::run() {
       if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
     }
     const auto now = Clock::now();
+    drop_woken_timers();
     while (!timers_.empty() && timers_.top().when <= now) {
-      ready_.push_back(timers_.top().handle);
+      release(timers_.top());
       timers_.pop();
     }
     if (!ready_.empty()) continue;
@@ -67,6 +84,7 @@ void EventLoop::run() {
     // Nothing runnable: wait for I/O or the next timer.
     check_stop();
     if (!ready_.empty()) continue;  // cancel() made timers and transfers ready
+    drop_woken_timers();
     milliseconds wait = kStopCheckInterval;  // the longest wait, so that a stop flag is seen promptly
     if (!timers_.empty()) {
       auto until = std::chrono::ceil<milliseconds>(timers_.top().when - now);

@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "parley/async.h"
+#include "parley/cancel.h"
 
 namespace parley {
 namespace {
@@ -26,6 +28,81 @@ TEST(EventLoop, RunsSpawnedCoroutinesToCompletion) {
   loop.run();
   EXPECT_EQ(result, 7);
   EXPECT_EQ(loop.spawned_alive(), 0u);
+}
+
+TEST(EventLoop, ASleepRunsItsFullTimeWhenItsSignalDoesNotFire) {
+  EventLoop loop;
+  CancelSignal signal;
+  std::optional<bool> full;
+  const auto start = EventLoop::Clock::now();
+  auto sleeper = [&]() -> Async<void> { full = co_await loop.sleep_for(std::chrono::milliseconds(20), &signal); };
+  loop.spawn(sleeper());
+  loop.run();
+  ASSERT_TRUE(full.has_value());
+  EXPECT_TRUE(*full);
+  EXPECT_GE(EventLoop::Clock::now() - start, std::chrono::milliseconds(20));
+  EXPECT_EQ(signal.subscribers(), 0u);  // unsubscribed once resumed
+}
+
+TEST(EventLoop, AFiredSignalEndsASleepOnceAndItsTimerDoesNotHoldTheLoop) {
+  EventLoop loop;
+  CancelSignal signal;
+  int resumed = 0;
+  std::optional<bool> full;
+  auto sleeper = [&]() -> Async<void> {
+    full = co_await loop.sleep_for(std::chrono::hours(1), &signal);
+    ++resumed;
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::milliseconds(5));
+    signal.fire("deadline");
+  };
+  loop.spawn(sleeper());
+  loop.spawn(canceller());
+  const auto start = EventLoop::Clock::now();
+  loop.run();  // returns without waiting for the hour-long timer
+  EXPECT_LT(EventLoop::Clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(resumed, 1);
+  ASSERT_TRUE(full.has_value());
+  EXPECT_FALSE(*full);
+}
+
+TEST(EventLoop, ASleepOnAnAlreadyFiredSignalYieldsOneTurn) {
+  EventLoop loop;
+  CancelSignal signal;
+  signal.fire();
+  std::vector<std::string> order;
+  auto sleeper = [&]() -> Async<void> {
+    const bool full = co_await loop.sleep_for(std::chrono::hours(1), &signal);
+    order.push_back(full ? "full" : "cut");
+  };
+  auto other = [&]() -> Async<void> {
+    order.push_back("other");
+    co_return;
+  };
+  loop.spawn(sleeper());
+  loop.spawn(other());
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"other", "cut"}));
+}
+
+TEST(EventLoop, CancellingTheLoopEndsASignalledSleepOnce) {
+  EventLoop loop;
+  CancelSignal signal;
+  int resumed = 0;
+  auto sleeper = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::hours(1), &signal);
+    ++resumed;
+    signal.fire();  // after the loop woke it: must not resume it again
+  };
+  auto stopper = [&]() -> Async<void> {
+    co_await loop.yield();
+    loop.cancel();
+  };
+  loop.spawn(sleeper());
+  loop.spawn(stopper());
+  loop.run();
+  EXPECT_EQ(resumed, 1);
 }
 
 TEST(EventLoop, TimersFireInDeadlineOrder) {

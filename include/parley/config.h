@@ -100,6 +100,25 @@ struct TrainingConfig {
   std::optional<std::size_t> limit;
 };
 
+// `serve:` — what `parley serve` offers (docs/formats.md, "Serve files"). Each served model is a
+// protocol entry, written like one of `protocols:` but with `protocol:` for the registry name
+// and `model:` for the name clients send (kept in ProtocolConfig::label).
+struct ServeConfig {
+  std::vector<ProtocolConfig> models;
+  std::filesystem::path store = "served";  // run directory holding the served debates (results.sqlite)
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string api_key_env;                 // environment variable holding the gateway's key ("" = none)
+  int max_debates = 64;                    // debates in flight at once
+  int max_waiting = 256;                   // requests queued for a slot; one more is answered 429
+  double retry_after_s = 1.0;              // a 429's Retry-After
+  std::int64_t max_request_bytes = std::int64_t{1} << 20;  // a longer body is answered 413
+  // Per request: the default, and the most a request may ask for (parley.budget_tokens /
+  // parley.deadline_s in the request lower it; docs/formats.md, "parley serve").
+  std::optional<std::int64_t> budget_tokens;
+  double deadline_s = 600.0;
+};
+
 struct ExperimentConfig {
   std::string name;
   std::filesystem::path source;  // the experiment file
@@ -113,6 +132,7 @@ struct ExperimentConfig {
   int reask_unparsed = 1;
   MetricsConfig metrics;
   std::optional<TrainingConfig> training;
+  std::optional<ServeConfig> serve;  // a serve file; then `dataset:` and `protocols:` may be absent
 
   const ModelConfig* model(const std::string& name) const;
   const AgentConfig* agent(const std::string& name) const;
@@ -122,6 +142,10 @@ struct ExperimentConfig {
   // Every file the experiment reads (dataset, simulator parameters, protocols' file
   // parameters): models', then the dataset, then protocols' in their order.
   std::vector<InputFile> input_files() const;
+  // The experiment a gateway runs: this one with the served models as its protocols, no dataset
+  // and seed 0, and its budget the serve budget, so that the store of served debates is
+  // fingerprinted and checked as a run's is. Requires `serve`.
+  ExperimentConfig served_experiment() const;
 };
 
 // `overrides` are "key.path=value" strings; the value is read as YAML.

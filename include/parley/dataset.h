@@ -40,6 +40,12 @@ Result<Dataset> load_dataset(const std::filesystem::path& path, DatasetFormat fo
 // Errors name the file and the entry.
 Result<std::shared_ptr<const LabelSet>> load_label_set(const std::filesystem::path& path);
 
+// One task written as a parley JSONL row (docs/formats.md, "Task files"), checked and made
+// canonical as a dataset's row is, except that `answer` may be absent: a task asked without a
+// reference answer (parley serve's requests), whose Task::answer is then "". Label tasks have no
+// label set here.
+Result<Task> task_from_json(std::string_view row);
+
 std::optional<DatasetFormat> parse_dataset_format(std::string_view name);  // auto|jsonl|gsm8k|mmlu_csv
 
 }  // namespace parley

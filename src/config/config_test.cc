@@ -563,5 +563,98 @@ TEST_F(ConfigTest, BestOfJitterIsThePapersUnlessSetAndZeroIsAllowed) {
             load_experiment(path, {"protocols.0.best_of_jitter=0"})->fingerprint());
 }
 
+// A serve file: models, agents and `serve:`, no dataset or protocols.
+std::string serve_file(const std::string& serve) {
+  return "models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n  - {name: a2, model: sim}\n"
+         "serve:\n" + serve;
+}
+
+TEST_F(ConfigTest, AServeFileNamesServedModelsAndLimitsWithDocumentedDefaults) {
+  auto c = load_experiment(write(serve_file("  models:\n"
+                                            "    - {model: debate-2x3, protocol: debate, agents: [a1, a2], rounds: 3}\n"
+                                            "    - {protocol: single, agents: [a1]}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->serve.has_value());
+  const ServeConfig& serve = *c->serve;
+  ASSERT_EQ(serve.models.size(), 2u);
+  EXPECT_EQ(serve.models[0].name, "debate");
+  EXPECT_EQ(serve.models[0].label, "debate-2x3");
+  EXPECT_EQ(serve.models[0].params.integer("rounds"), 3);
+  EXPECT_EQ(serve.models[0].agents, (std::vector<std::string>{"a1", "a2"}));
+  EXPECT_EQ(serve.models[1].label, "single");  // the protocol's name when no model name is given
+  EXPECT_EQ(serve.store, "served");
+  EXPECT_EQ(serve.host, "127.0.0.1");
+  EXPECT_EQ(serve.port, 8080);
+  EXPECT_EQ(serve.max_debates, 64);
+  EXPECT_EQ(serve.max_waiting, 256);
+  EXPECT_EQ(serve.retry_after_s, 1.0);
+  EXPECT_EQ(serve.max_request_bytes, 1 << 20);
+  EXPECT_FALSE(serve.budget_tokens.has_value());
+  EXPECT_EQ(serve.deadline_s, 600.0);
+  EXPECT_TRUE(c->protocols.empty());
+  EXPECT_TRUE(c->dataset.path.empty());
+  EXPECT_TRUE(c->input_files().empty());
+
+  const ExperimentConfig served = c->served_experiment();
+  ASSERT_EQ(served.protocols.size(), 2u);
+  EXPECT_EQ(served.protocols[0].label, "debate-2x3");
+  EXPECT_EQ(served.seeds, std::vector<std::uint64_t>{0});
+  EXPECT_EQ(served.fingerprint(), c->served_experiment().fingerprint());
+  auto changed = load_experiment(write(serve_file("  models:\n"
+                                                  "    - {model: debate-2x3, protocol: debate, agents: [a1, a2], rounds: 2}\n"
+                                                  "    - {protocol: single, agents: [a1]}\n")));
+  ASSERT_TRUE(changed.ok());
+  EXPECT_NE(changed->served_experiment().fingerprint(), served.fingerprint());
+}
+
+TEST_F(ConfigTest, ServeSettingsAreRead) {
+  auto c = load_experiment(write(serve_file("  store: out/gw\n  host: 0.0.0.0\n  port: 0\n  api_key_env: GW_KEY\n"
+                                            "  max_debates: 8\n  max_waiting: 0\n  retry_after_s: 2.5\n"
+                                            "  max_request_bytes: 4096\n  budget_tokens: 30000\n  deadline_s: 45\n"
+                                            "  models:\n    - {protocol: single, agents: [a1]}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const ServeConfig& serve = *c->serve;
+  EXPECT_EQ(serve.store, "out/gw");
+  EXPECT_EQ(serve.host, "0.0.0.0");
+  EXPECT_EQ(serve.port, 0);
+  EXPECT_EQ(serve.api_key_env, "GW_KEY");
+  EXPECT_EQ(serve.max_debates, 8);
+  EXPECT_EQ(serve.max_waiting, 0);
+  EXPECT_EQ(serve.retry_after_s, 2.5);
+  EXPECT_EQ(serve.max_request_bytes, 4096);
+  EXPECT_EQ(serve.budget_tokens, 30000);
+  EXPECT_EQ(serve.deadline_s, 45.0);
+  EXPECT_EQ(c->served_experiment().budget_tokens_per_task, 30000);
+}
+
+TEST_F(ConfigTest, ServeMistakesNameTheKey) {
+  const std::string single = "  models:\n    - {protocol: single, agents: [a1]}\n";
+  EXPECT_NE(error_of(serve_file("  models:\n    - {model: x, protocol: nope}\n")).find("serve.models[0].protocol"),
+            std::string::npos);
+  EXPECT_NE(error_of(serve_file("  models:\n    - {model: x, name: single}\n")).find("serve.models[0]"),
+            std::string::npos);
+  EXPECT_NE(error_of(serve_file("  models:\n    - {model: x, protocol: single, agents: [zed]}\n")).find("serve.models[0].agents"),
+            std::string::npos);
+  EXPECT_NE(error_of(serve_file("  models:\n    - {model: x, protocol: single}\n    - {model: x, protocol: debate}\n"))
+                .find("served twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(serve_file("  models: []\n")).find("serve.models"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  port: 70000\n")).find("serve.port"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  max_debates: 0\n")).find("serve.max_debates"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  deadline_s: 0\n")).find("serve.deadline_s"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  max_request_bytes: 10\n")).find("serve.max_request_bytes"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  stor: x\n")).find("serve"), std::string::npos);
+  // Without serve: a dataset and protocols are still required.
+  EXPECT_NE(error_of("models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n").find("dataset"),
+            std::string::npos);
+}
+
+TEST_F(ConfigTest, AnExperimentFileMayAlsoServe) {
+  auto c = load_experiment(write(valid("  - {name: single}\n", "serve:\n  models:\n    - {protocol: single, agents: [a1]}\n")));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->protocols.size(), 1u);
+  EXPECT_EQ(c->serve->models.size(), 1u);
+}
+
 }  // namespace
 }  // namespace parley

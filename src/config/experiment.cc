@@ -203,23 +203,31 @@ AttackSetup read_attack(const YamlReader& r, const ProtocolConfig& p, const std:
   return attack;
 }
 
+// The keys an entry names its protocol and its label by: `name`/`label` under `protocols:`,
+// `protocol`/`model` under `serve.models:`.
+struct EntryKeys {
+  const char* protocol = "name";
+  const char* label = "label";
+};
+
 ProtocolConfig read_protocol(const YamlReader& r, const std::vector<std::string>& agents,
-                             const std::set<std::string>& models, const std::filesystem::path& experiment) {
+                             const std::set<std::string>& models, const std::filesystem::path& experiment,
+                             EntryKeys keys_of_entry = {}) {
   ProtocolConfig p;
-  p.name = r.text("name");
+  p.name = r.text(keys_of_entry.protocol);
   const ProtocolInfo* info = find_protocol(p.name);
   if (info == nullptr) {
     std::string known;
     for (const auto& entry : protocol_registry()) known += (known.empty() ? "" : ", ") + entry.name;
-    r.fail("name", fmt::format("unknown protocol '{}' (known: {})", p.name, known));
+    r.fail(keys_of_entry.protocol, fmt::format("unknown protocol '{}' (known: {})", p.name, known));
   }
-  std::set<std::string> keys = {"name",    "label",          "agents",      "judges",
-                                "judge",   "best_of",        "best_of_jitter", "compromised",
+  std::set<std::string> keys = {keys_of_entry.protocol, keys_of_entry.label,    "agents",         "judges",
+                                "judge",        "best_of",      "best_of_jitter", "compromised",
                                 "attack_instruction"};
   if (info->uses_embeddings) keys.insert("embeddings");
   for (const auto& spec : info->params) keys.insert(spec.name);
   r.only_keys(keys, "for protocol " + p.name);
-  p.label = r.optional_text("label").value_or(p.name);
+  p.label = r.optional_text(keys_of_entry.label).value_or(p.name);
   // `agents:` is either a list of agent names (which agents take part) or, for protocols
   // with an `agents` parameter, a count drawn from the experiment's agent list.
   const bool agent_list = r.has("agents") && r.node("agents").IsSequence();
@@ -331,27 +339,9 @@ std::filesystem::path resolve_data_path(const std::filesystem::path& experiment,
   return std::filesystem::exists(beside) ? beside : given;
 }
 
-ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::Node& root) {
-  const YamlReader top(path.string(), root, "");
-  if (!root.IsMap()) top.fail_here("expected a mapping of experiment keys");
-  top.only_keys({"name", "description", "models", "agents", "dataset", "protocols", "seeds", "concurrency",
-                 "budget_tokens_per_task", "reask_unparsed", "metrics", "training"});
-  ExperimentConfig c;
-  c.source = path;
-  c.name = top.optional_text("name").value_or(path.stem().string());
-
-  std::set<std::string> model_names;
-  for (const auto& r : top.list("models")) {
-    c.models.push_back(read_model(r, path));
-    if (!model_names.insert(c.models.back().name).second) r.fail("name", "duplicate model name '" + c.models.back().name + "'");
-  }
-  std::vector<std::string> agent_names;  // in the file's order, the order a pool seats them
-  for (const auto& r : top.list("agents")) {
-    c.agents.push_back(read_agent(r, model_names));
-    if (contains(agent_names, c.agents.back().name)) r.fail("name", "duplicate agent name '" + c.agents.back().name + "'");
-    agent_names.push_back(c.agents.back().name);
-  }
-
+// What a run reads: `dataset:` and `protocols:`.
+void read_runs(ExperimentConfig& c, const YamlReader& top, const std::vector<std::string>& agent_names,
+               const std::set<std::string>& model_names, const std::filesystem::path& path) {
   const YamlReader data = top.map("dataset");
   data.only_keys({"path", "format", "limit", "labels", "evidence"});
   c.dataset.path = resolve_data_path(path, data.text("path"));
@@ -377,6 +367,65 @@ ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::
       r.fail("label", fmt::format("protocol label '{}' is used twice; give one a distinct label", c.protocols.back().label));
     }
   }
+
+}
+
+ServeConfig read_serve(const YamlReader& r, const std::vector<std::string>& agents,
+                       const std::set<std::string>& models, const std::filesystem::path& experiment) {
+  r.only_keys({"models", "store", "host", "port", "api_key_env", "max_debates", "max_waiting", "retry_after_s",
+               "max_request_bytes", "budget_tokens", "deadline_s"},
+              "under serve");
+  ServeConfig serve;
+  std::set<std::string> served;
+  for (const auto& entry : r.list("models")) {
+    serve.models.push_back(read_protocol(entry, agents, models, experiment, {"protocol", "model"}));
+    const std::string& name = serve.models.back().label;
+    if (name.empty()) entry.fail("model", "expected a non-empty model name");
+    if (!served.insert(name).second) {
+      entry.fail("model", fmt::format("model '{}' is served twice; give one a distinct model name", name));
+    }
+  }
+  if (auto store = r.optional_text("store")) {
+    if (store->empty()) r.fail("store", "expected a directory");
+    serve.store = *store;
+  }
+  if (auto host = r.optional_text("host")) serve.host = *host;
+  serve.port = static_cast<int>(r.optional_integer("port", 0, 65535).value_or(serve.port));
+  serve.api_key_env = r.optional_text("api_key_env").value_or("");
+  serve.max_debates = static_cast<int>(r.optional_integer("max_debates", 1, 1000000).value_or(serve.max_debates));
+  serve.max_waiting = static_cast<int>(r.optional_integer("max_waiting", 0, 10000000).value_or(serve.max_waiting));
+  serve.retry_after_s = r.optional_number("retry_after_s", 0, 3600).value_or(serve.retry_after_s);
+  serve.max_request_bytes = r.optional_integer("max_request_bytes", 1024, std::int64_t{1} << 30)
+                                .value_or(serve.max_request_bytes);
+  serve.budget_tokens = r.optional_integer("budget_tokens", 100, INT64_MAX);
+  serve.deadline_s = r.optional_number("deadline_s", 0.001, 86400.0 * 7).value_or(serve.deadline_s);
+  return serve;
+}
+
+ExperimentConfig read_experiment(const std::filesystem::path& path, const YAML::Node& root) {
+  const YamlReader top(path.string(), root, "");
+  if (!root.IsMap()) top.fail_here("expected a mapping of experiment keys");
+  top.only_keys({"name", "description", "models", "agents", "dataset", "protocols", "seeds", "concurrency",
+                 "budget_tokens_per_task", "reask_unparsed", "metrics", "training", "serve"});
+  ExperimentConfig c;
+  c.source = path;
+  c.name = top.optional_text("name").value_or(path.stem().string());
+
+  std::set<std::string> model_names;
+  for (const auto& r : top.list("models")) {
+    c.models.push_back(read_model(r, path));
+    if (!model_names.insert(c.models.back().name).second) r.fail("name", "duplicate model name '" + c.models.back().name + "'");
+  }
+  std::vector<std::string> agent_names;  // in the file's order, the order a pool seats them
+  for (const auto& r : top.list("agents")) {
+    c.agents.push_back(read_agent(r, model_names));
+    if (contains(agent_names, c.agents.back().name)) r.fail("name", "duplicate agent name '" + c.agents.back().name + "'");
+    agent_names.push_back(c.agents.back().name);
+  }
+
+  if (top.has("serve")) c.serve = read_serve(top.map("serve"), agent_names, model_names, path);
+  // A serve file needs neither a dataset nor protocols; an experiment file both.
+  if (!c.serve || top.has("dataset") || top.has("protocols")) read_runs(c, top, agent_names, model_names, path);
 
   if (top.has("seeds")) {
     const YAML::Node seeds = root["seeds"];
@@ -481,7 +530,7 @@ std::vector<InputFile> ExperimentConfig::input_files() const {
       files.push_back({fmt::format("the simulator parameters of model '{}'", m.name), m.simulator_params});
     }
   }
-  files.push_back({"the dataset", dataset.path});
+  if (!dataset.path.empty()) files.push_back({"the dataset", dataset.path});  // a serve file has none
   if (!dataset.labels.empty()) files.push_back({"the label set (dataset.labels)", dataset.labels});
   if (!dataset.evidence.empty()) files.push_back({"the evidence corpus (dataset.evidence)", dataset.evidence});
   for (const auto& p : protocols) {
@@ -491,6 +540,16 @@ std::vector<InputFile> ExperimentConfig::input_files() const {
     }
   }
   return files;
+}
+
+ExperimentConfig ExperimentConfig::served_experiment() const {
+  ExperimentConfig served = *this;
+  served.dataset = {};
+  served.protocols = serve.value().models;
+  served.seeds = {0};
+  served.budget_tokens_per_task = serve->budget_tokens;
+  served.training.reset();
+  return served;
 }
 
 Result<ExperimentConfig> load_experiment(const std::filesystem::path& path, const std::vector<std::string>& overrides) {

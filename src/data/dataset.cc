@@ -76,4 +76,6 @@ std::optional<DatasetFormat> parse_dataset_format(std::string_view name) {
   return std::nullopt;
 }
 
+Result<Task> task_from_json(std::string_view row) { return data::task_from_json_row(row); }
+
 }  // namespace parley

@@ -153,7 +153,12 @@ Result<std::string> label_answer(const json& answer, const LabelSet* labels) {
                " labels of dataset.labels (nor a synonym of one)"};
 }
 
-Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<const LabelSet>& labels) {
+enum class Gold { kRequired, kOptional };
+
+Result<Task> finish_task(Task task, const json& row);
+
+Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<const LabelSet>& labels,
+                           Gold gold_rule = Gold::kRequired) {
   if (!row.is_object()) return Error{"row is not a JSON object"};
   Task task;
 
@@ -172,10 +177,13 @@ Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<cons
   task.options = std::move(*options);
 
   const json* answer = field(row, "answer");
-  if (answer == nullptr) return Error{"missing answer"};
-  auto type = read_answer_type(row, *answer, !task.options.empty());
+  if (answer == nullptr && gold_rule == Gold::kRequired) return Error{"missing answer"};
+  auto type = read_answer_type(row, answer != nullptr ? *answer : json(nullptr), !task.options.empty());
   if (!type) return type.error();
   task.answer_type = *type;
+  if (task.answer_type == AnswerType::kChoice && task.options.empty()) return Error{"answer_type choice needs options"};
+  if (task.answer_type == AnswerType::kLabel && answer == nullptr) task.labels = labels;
+  if (answer == nullptr) return finish_task(std::move(task), row);
 
   Result<std::string> gold = Error{};
   switch (task.answer_type) {
@@ -193,7 +201,11 @@ Result<Task> task_from_row(const json& row, int line, const std::shared_ptr<cons
   }
   if (!gold) return gold.error();
   task.answer = std::move(*gold);
+  return finish_task(std::move(task), row);
+}
 
+// The optional fields after the answer: difficulty, documents, tolerance.
+Result<Task> finish_task(Task task, const json& row) {
   if (const json* difficulty = field(row, "difficulty")) {
     if (!difficulty->is_number() || !(difficulty->get<double>() >= 0.0 && difficulty->get<double>() <= 1.0)) {
       return Error{"difficulty must be a number in [0, 1]"};
@@ -282,6 +294,12 @@ void read_json_rows(std::string_view text, DatasetBuilder& out,
     }
     out.add(std::move(*task), line.line);
   }
+}
+
+Result<Task> task_from_json_row(std::string_view text) {
+  const json row = json::parse(text, nullptr, false);
+  if (row.is_discarded()) return Error{"not valid JSON"};
+  return task_from_row(row, 1, nullptr, Gold::kOptional);
 }
 
 void read_parley_jsonl(std::string_view text, const std::shared_ptr<const LabelSet>& labels, DatasetBuilder& out) {

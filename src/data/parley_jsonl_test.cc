@@ -254,5 +254,30 @@ TEST(ParleyJsonlDocuments, ATaskCarriesItsOwnEvidence) {
   }
 }
 
+TEST(TaskFromJson, ReadsOneRowWhoseAnswerMayBeAbsent) {
+  auto text = task_from_json(R"({"id":"r1","question":"  Why?  "})");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(text->id, "r1");
+  EXPECT_EQ(text->question, "Why?");
+  EXPECT_EQ(text->answer_type, AnswerType::kText);
+  EXPECT_EQ(text->answer, "");
+  auto choice = task_from_json(R"({"question":"Q","options":["x","y"]})");
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->answer_type, AnswerType::kChoice);
+  EXPECT_EQ(choice->id, "line-1");
+  auto number = task_from_json(R"({"question":"Q","answer_type":"number"})");
+  ASSERT_TRUE(number.ok());
+  EXPECT_EQ(number->answer_type, AnswerType::kNumber);
+  // A given answer is checked and made canonical as in a dataset.
+  auto gold = task_from_json(R"({"question":"Q","options":["x","y"],"answer":1})");
+  ASSERT_TRUE(gold.ok());
+  EXPECT_EQ(gold->answer, "B");
+  EXPECT_EQ(task_from_json(R"({"question":"Q","answer_type":"choice"})").error().message, "answer_type choice needs options");
+  EXPECT_EQ(task_from_json(R"({"question":"Q","options":["x","y"],"answer":"C"})").error().message,
+            "answer letter C out of range (2 options)");
+  EXPECT_EQ(task_from_json("{").error().message, "not valid JSON");
+  EXPECT_EQ(task_from_json(R"({"question":""})").error().message, "question is empty");
+}
+
 }  // namespace
 }  // namespace parley::data

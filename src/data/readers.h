@@ -39,6 +39,8 @@ class DatasetBuilder {
 
 // Label tasks (answer_type "label") take `labels` (may be null: labels compared as written).
 void read_parley_jsonl(std::string_view text, const std::shared_ptr<const LabelSet>& labels, DatasetBuilder& out);
+// One parley JSONL row whose answer may be absent (task_from_json, dataset.h); its id defaults to "line-1".
+Result<Task> task_from_json_row(std::string_view text);
 // The loop shared by the JSONL formats: each non-blank line is parsed as JSON and handed to
 // `to_task` with its line number; invalid JSON and rejected rows become issues.
 void read_json_rows(std::string_view text, DatasetBuilder& out,

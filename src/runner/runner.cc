@@ -206,6 +206,10 @@ void request_stop() { g_stop.store(true); }
 
 Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptions& options) {
   RunOutcome outcome;
+  if (config.dataset.path.empty() || config.protocols.empty()) {
+    return Error{fmt::format("{} has no dataset and protocols to run: it is a serve file (parley serve {})",
+                             config.source.string(), config.source.string())};
+  }
   auto dataset = load_tasks(config.dataset);
   if (!dataset) return dataset.error();
   outcome.dataset_issues = dataset->issues;

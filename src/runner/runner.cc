@@ -17,6 +17,8 @@
 #include "parley/store.h"
 #include "parley/version.h"
 #include "runner/backends.h"
+#include "runner/protocol_plan.h"
+#include "runner/run_store.h"
 #include "runner/run_lock.h"
 
 namespace parley {
@@ -48,49 +50,11 @@ Result<Ok> replay_stored(Store& store, const std::set<UnitKey>& finished, const 
 
 std::atomic<bool> g_stop{false};
 
-struct PlannedProtocol {
-  const ProtocolConfig* config;
-  std::unique_ptr<Protocol> protocol;
-  std::vector<Agent> pool;
-  std::vector<Agent> judges;
-  std::optional<Embedder> embedder;
-};
-
 struct Unit {
   std::shared_ptr<const Task> task;
   PlannedProtocol* protocol;
   std::uint64_t seed;
 };
-
-// The model name a backend is sent: the server's name for an endpoint, the config name otherwise.
-std::string backend_model_name(const ModelConfig& model) {
-  return model.backend == Backend::kOpenAi ? model.endpoint.model : model.name;
-}
-
-std::vector<Agent> make_agents(const ExperimentConfig& config, const std::vector<std::string>& names,
-                               Backends& backends) {
-  std::vector<Agent> agents;
-  for (const auto& name : names) {
-    const AgentConfig& a = *config.agent(name);
-    agents.push_back(Agent{a.name, backends.clients.at(a.model).get(), backend_model_name(*config.model(a.model)),
-                           a.sampling, a.system_prompt});
-  }
-  return agents;
-}
-
-std::optional<Embedder> make_embedder(const ExperimentConfig& config, const ProtocolConfig& protocol,
-                                      Backends& backends) {
-  if (protocol.embedding_model.empty()) return std::nullopt;
-  const ModelConfig& model = *config.model(protocol.embedding_model);
-  return Embedder{model.name, backends.clients.at(model.name).get(), backend_model_name(model)};
-}
-
-std::vector<Agent> agent_pool(const ExperimentConfig& config, const ProtocolConfig& protocol, Backends& backends) {
-  if (!protocol.agents.empty()) return make_agents(config, protocol.agents, backends);
-  std::vector<std::string> everyone;
-  for (const auto& a : config.agents) everyone.push_back(a.name);
-  return make_agents(config, everyone, backends);
-}
 
 Result<Ok> write_summary(const std::filesystem::path& dir, const Summary& summary) {
   const auto summary_path = dir / "summary.json";
@@ -109,68 +73,6 @@ Result<Ok> write_html_report(const std::filesystem::path& dir, const std::vector
   if (!html) return html.error();
   const auto path = dir / "report.html";
   if (auto ok = write_output_file(path, *html); !ok) return Error{fmt::format("{}: {}", path.string(), ok.error().message)};
-  return Ok{};
-}
-
-std::vector<std::string> protocol_order(const std::string& meta_value) {
-  std::vector<std::string> order;
-  std::size_t start = 0;
-  while (start <= meta_value.size() && !meta_value.empty()) {
-    const auto end = meta_value.find('\n', start);
-    order.push_back(meta_value.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return order;
-}
-
-// The content hash of each input file, keyed by what it is: the store's `input_files` row.
-Result<nlohmann::json> hash_input_files(const std::vector<InputFile>& files) {
-  nlohmann::json hashes = nlohmann::json::object();
-  for (const InputFile& file : files) {
-    Result<std::string> bytes = read_input_file(file.path);
-    if (!bytes) return Error{fmt::format("{} ({}): {}", file.what, file.path.string(), bytes.error().message)};
-    hashes[file.what] = hash_hex128(*bytes);
-  }
-  return hashes;
-}
-
-// Whether this experiment may write into `store`: never next to debates of another experiment
-// (settings or input file contents changed), nor next to debates whose experiment the store
-// does not record — so deleting metadata cannot make a resume accept anything.
-Result<Ok> check_store_matches(Store& store, const std::string& fingerprint, const std::vector<InputFile>& files,
-                               const nlohmann::json& hashes, const RunOptions& options) {
-  const std::string dir = options.out_dir.string();
-  const auto stored = store.meta("fingerprint");
-  const std::int64_t debates = store.count();
-  if (!stored && debates == 0) return Ok{};  // a new store
-  if (!stored) {
-    return Error{fmt::format("{} holds {} debates but no record of the experiment that ran them (its metadata "
-                             "was removed or damaged); it cannot be continued: choose another --out",
-                             dir, debates)};
-  }
-  if (!options.resume) {
-    return Error{fmt::format("{} already holds a run; pass --resume to continue it, or choose another --out", dir)};
-  }
-  if (*stored != fingerprint) {
-    return Error{fmt::format("{} holds a run of a different experiment (models, agents, dataset, protocols, "
-                             "seeds or budget changed); it cannot be resumed with this one",
-                             dir)};
-  }
-  const auto stored_hashes = nlohmann::json::parse(store.meta("input_files").value_or(""), nullptr, false);
-  for (const InputFile& file : files) {
-    const auto at = stored_hashes.is_object() ? stored_hashes.find(file.what) : stored_hashes.end();
-    if (at == stored_hashes.end() || !at->is_string()) {
-      return Error{fmt::format("{} does not record the content of {} (it was written by an older parley, or its "
-                               "metadata was damaged), so it cannot be resumed safely: choose another --out",
-                               dir, file.what)};
-    }
-    if (*at != hashes.at(file.what)) {
-      return Error{fmt::format("{} ({}) changed since the run in {} began; resuming would mix results of both "
-                               "versions: restore it, or choose another --out",
-                               file.what, file.path.string(), dir)};
-    }
-  }
   return Ok{};
 }
 
@@ -218,9 +120,8 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   EventLoop loop;
   auto backends = make_backends(loop, config, options.cache_dir);
   if (!backends) return backends.error();
-  const std::vector<InputFile> inputs = config.input_files();
-  auto input_hashes = hash_input_files(inputs);
-  if (!input_hashes) return input_hashes.error();
+  auto record = StoreRecord::of(config);
+  if (!record) return record.error();
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -232,23 +133,11 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   if (!opened) return opened.error();
   Store& store = **opened;
 
-  const std::string fingerprint = config.fingerprint();
-  if (auto ok = check_store_matches(store, fingerprint, inputs, *input_hashes, options); !ok) return ok.error();
+  const StoreClaim claim{.resume = options.resume, .elsewhere = "choose another --out", .source = "run"};
+  if (auto ok = record->claim(store, options.out_dir, backends->simulated, claim); !ok) return ok.error();
+  const std::vector<std::string> order = record->protocol_order;
 
-  std::string order;
-  for (const auto& p : config.protocols) order += (order.empty() ? "" : "\n") + p.label;
-  for (auto [key, value] : {std::pair{"fingerprint", fingerprint}, {"input_files", input_hashes->dump()},
-                            {"protocol_order", order},
-                            {"simulated", backends->simulated ? "1" : "0"}, {"parley_version", PARLEY_VERSION},
-                            {"experiment", config.name}}) {
-    if (auto ok = store.set_meta(key, value); !ok) return ok.error();
-  }
-
-  std::vector<PlannedProtocol> protocols;
-  for (const auto& p : config.protocols) {
-    protocols.push_back({&p, find_protocol(p.name)->make(p.params), agent_pool(config, p, *backends),
-                         make_agents(config, p.judges, *backends), make_embedder(config, p, *backends)});
-  }
+  std::vector<PlannedProtocol> protocols = plan_protocols(config, *backends);
 
   if (options.retry_failed) {
     auto removed = store.remove_failed();
@@ -285,21 +174,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
       const Unit& unit = units[next++];
       RunProgress& progress = outcome.progress;
       progress.peak_in_flight = std::max(progress.peak_in_flight, ++progress.in_flight);
-      DebateSetup setup;
-      setup.loop = &loop;
-      setup.task = unit.task;
-      setup.protocol_label = unit.protocol->config->label;
-      setup.seed = unit.seed;
-      setup.params = &unit.protocol->config->params;
-      setup.agent_pool = unit.protocol->pool;
-      setup.budget_tokens = config.budget_tokens_per_task;
-      setup.reask_unparsed = config.reask_unparsed;
-      setup.judge_panel = unit.protocol->judges;
-      setup.judging = unit.protocol->config->judging;
-      setup.best_of = unit.protocol->config->best_of;
-      setup.best_of_jitter = unit.protocol->config->best_of_jitter;
-      setup.embedder = unit.protocol->embedder;
-      setup.attack = unit.protocol->config->attack;
+      DebateSetup setup = debate_setup(*unit.protocol, config, loop, unit.task, unit.seed);
       Transcript transcript = co_await run_debate(*unit.protocol->protocol, std::move(setup));
       --progress.in_flight;
       if (transcript.status == DebateStatus::kCancelled) {
@@ -369,7 +244,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     closing.reset();
     return done;
   });
-  Summary summary = summarize(*transcripts, protocol_order(order), backends->simulated);
+  Summary summary = summarize(*transcripts, order, backends->simulated);
   if (auto ok = closed.get(); !ok) {
     outcome.failure = ok.error();
     return outcome;
@@ -383,7 +258,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
     outcome.failure = ok.error();
     return outcome;
   }
-  if (auto ok = write_html_report(options.out_dir, *transcripts, protocol_order(order), backends->simulated); !ok)
+  if (auto ok = write_html_report(options.out_dir, *transcripts, order, backends->simulated); !ok)
     outcome.failure = ok.error();
   return outcome;
 }

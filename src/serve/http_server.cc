@@ -395,6 +395,10 @@ void ServerCore::flush(Connection& c) {
   if (c.pending == 0) {
     c.output.clear();
     c.output_front = 0;
+  } else if (c.output_front >= kMaxIov && 2 * c.output_front >= c.output.size()) {
+    // A stream whose reader stays a little behind never empties its queue: drop the sent entries.
+    c.output.erase(c.output.begin(), c.output.begin() + static_cast<std::ptrdiff_t>(c.output_front));
+    c.output_front = 0;
   }
   // Output that waits gives the peer idle_timeout to read some of it, from the last progress.
   const bool stalled = c.pending > 0 && (progressed || !c.timed);

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "parley/llm_client.h"
 #include "serve/test_client.h"
 
 namespace parley::serve {
@@ -99,6 +100,7 @@ class HttpServerTest : public ::testing::Test {
       while (!done && Clock::now() < give_up) co_await loop_.sleep_for(2ms);
       if (!done) ADD_FAILURE() << "the client did not finish";
       server_->stop();
+      for (HttpServer* other : also_stop_) other->stop();
     };
     loop_.spawn(watcher());
     loop_.run();
@@ -108,6 +110,7 @@ class HttpServerTest : public ::testing::Test {
   EventLoop loop_;
   std::unique_ptr<HttpServer> server_;
   std::uint16_t port_ = 0;
+  std::vector<HttpServer*> also_stop_;  // stopped with server_
 };
 
 TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
@@ -809,6 +812,49 @@ TEST_F(HttpServerTest, AHandlerMustNotWriteOutsideAStream) {
   EXPECT_EQ(errors, (std::vector<std::string>{"write() outside a stream", "end_stream() outside a stream",
                                               "HTTP status 99 is not 200..599",
                                               "begin_stream(): the response was begun already"}));
+}
+
+// The gateway's shape: a handler that calls a backend through the HTTP transport, the server,
+// the transport and the backend (another HttpServer) all driven by the one loop.
+TEST_F(HttpServerTest, AHandlerCallsABackendThroughTheHttpTransportOnTheSameLoop) {
+  auto backend = HttpServer::listen(
+      loop_, "127.0.0.1", 0,
+      [&](Exchange& exchange) -> Async<void> {
+        co_await loop_.sleep_for(30ms);
+        Headers headers;
+        std::string body = "backend saw " + exchange.request().body;
+        co_await exchange.respond(200, headers, std::move(body));
+      },
+      {}, json_error);
+  ASSERT_TRUE(backend);
+  also_stop_.push_back(backend->get());
+  const std::string url = "http://127.0.0.1:" + std::to_string((*backend)->port()) + "/v1/chat/completions";
+  const auto transport = make_http_transport(loop_);
+  loop_.add_io(transport.get());
+  start([&](Exchange& exchange) -> Async<void> {
+    HttpRequest request;
+    request.url = url;
+    request.body = exchange.request().target;
+    const HttpResponse reply = co_await transport->post(request);
+    Headers headers;
+    co_await exchange.begin_stream(reply.status == 200 ? 200 : 502, headers);
+    co_await exchange.write(reply.body);
+    co_await exchange.end_stream();
+  });
+  std::vector<std::string> bodies(20);
+  const auto started = Clock::now();
+  run([&](std::uint16_t port) {
+    std::vector<std::unique_ptr<Client>> clients;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      clients.push_back(std::make_unique<Client>(port));
+      ASSERT_TRUE(clients.back()->send(get("/" + std::to_string(i))));
+    }
+    for (std::size_t i = 0; i < bodies.size(); ++i) bodies[i] = clients[i]->read_response().body;
+  });
+  for (std::size_t i = 0; i < bodies.size(); ++i) EXPECT_EQ(bodies[i], "backend saw /" + std::to_string(i));
+  EXPECT_LT(Clock::now() - started, 2s);  // concurrently: one backend delay, not twenty
+  EXPECT_EQ((*backend)->stats().requests, bodies.size());
+  loop_.remove_io(transport.get());
 }
 
 TEST(HttpServerListen, BindsIpv4Ipv6AndLocalhostAndRefusesNames) {

@@ -141,16 +141,25 @@ struct Detached {
 };
 }  // namespace detail
 
-// Something that performs I/O for the loop (the curl multi transport). poll() waits at most
-// max_wait for activity, then resumes the coroutines whose I/O finished (via EventLoop::post).
+// Something that performs I/O for the loop (the HTTP transport, the gateway's server). poll()
+// waits at most max_wait for activity, then resumes the coroutines whose I/O finished (via
+// EventLoop::post). A loop may drive several: when more than one is busy it waits on their
+// wait_fd()s together, bounded by their next_deadline()s, then calls poll(0) on each.
 class IoDriver {
  public:
   virtual ~IoDriver() = default;
-  virtual bool busy() const = 0;  // transfers in flight
+  virtual bool busy() const = 0;  // transfers in flight (or, for a server, listening)
   virtual void poll(std::chrono::milliseconds max_wait) = 0;
   // Completes every transfer in flight as cancelled (resuming their coroutines via post);
   // called by EventLoop::cancel, after which the driver starts no new transfer.
   virtual void cancel() = 0;
+  // A descriptor that is readable when poll(0) has I/O to handle (an epoll set); -1 when the
+  // driver has none, in which case the loop waits at most kUnwaitablePoll while it shares the
+  // wait with other drivers.
+  virtual int wait_fd() const { return -1; }
+  // When poll(0) must next run even if wait_fd() stays quiet (a timeout); nullopt when none.
+  virtual std::optional<std::chrono::steady_clock::time_point> next_deadline() const { return std::nullopt; }
+  static constexpr std::chrono::milliseconds kUnwaitablePoll{1};
 };
 
 class EventLoop {
@@ -235,10 +244,13 @@ class EventLoop {
   // An exception escaping a spawned coroutine is a bug: run() rethrows it.
   void spawn(Async<void> task);
 
-  // At most one I/O driver (the HTTP transport); not owned.
-  void set_io(IoDriver* io) { io_ = io; }
+  // The I/O drivers (the HTTP transport, the gateway's server); not owned, and each removed
+  // before it is destroyed. Adding one twice or removing one never added changes nothing. One
+  // busy driver is polled with the loop's wait; several busy ones are waited on together.
+  void add_io(IoDriver* io);
+  void remove_io(IoDriver* io);
 
-  // Cancellation, for stopping a run: pending timers fire now and later ones at once, the I/O
+  // Cancellation, for stopping a run: pending timers fire now and later ones at once, every I/O
   // driver completes its transfers as cancelled, and code that awaited them checks cancelled()
   // when resumed (an LLM call then ends with a kCancelled error). Irreversible.
   void cancel();
@@ -293,7 +305,11 @@ class EventLoop {
   std::deque<std::coroutine_handle<>> idle_waiters_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t timer_order_ = 0;
-  IoDriver* io_ = nullptr;
+  // Waits up to `wait` for I/O: one busy driver polls with it, several share one ::poll.
+  // False when no driver is busy.
+  bool wait_for_io(std::chrono::milliseconds wait);
+  std::vector<IoDriver*> io_;
+  std::vector<IoDriver*> busy_io_;  // scratch for wait_for_io
   const std::atomic<bool>* stop_ = nullptr;
   bool cancelled_ = false;
   std::size_t alive_ = 0;

@@ -1,4 +1,7 @@
-// EventLoop: ready queue, timers and one I/O driver, all on the calling thread.
+// EventLoop: ready queue, timers and the I/O drivers, all on the calling thread.
+#include <poll.h>
+
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -33,10 +36,17 @@ void EventLoop::release(const Timer& timer) {
   }
 }
 
+void EventLoop::add_io(IoDriver* io) {
+  if (io != nullptr && std::find(io_.begin(), io_.end(), io) == io_.end()) io_.push_back(io);
+}
+
+void EventLoop::remove_io(IoDriver* io) { std::erase(io_, io); }
+
 void EventLoop::cancel() {
   cancelled_ = true;
   for (; !timers_.empty(); timers_.pop()) release(timers_.top());
-  if (io_ != nullptr) io_->cancel();
+  const std::vector<IoDriver*> drivers = io_;  // a copy: a driver may remove itself as it stops
+  for (IoDriver* io : drivers) io->cancel();
 }
 
 void EventLoop::cancel_when(const std::atomic<bool>* stop) {
@@ -90,18 +100,46 @@ void EventLoop::run() {
       auto until = std::chrono::ceil<milliseconds>(timers_.top().when - now);
       wait = std::min(wait, std::max(until, milliseconds(0)));
     }
-    if (io_ != nullptr && io_->busy()) {
-      io_->poll(wait);
-    } else if (!timers_.empty()) {
-      std::this_thread::sleep_for(wait);
-    } else {
+    if (wait_for_io(wait)) continue;
+    if (timers_.empty()) {
       if (alive_ > 0) {
         throw std::logic_error("event loop stalled: a spawned coroutine waits on something that can never happen");
       }
       break;
     }
+    std::this_thread::sleep_for(wait);
   }
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+bool EventLoop::wait_for_io(std::chrono::milliseconds wait) {
+  using std::chrono::milliseconds;
+  busy_io_.clear();
+  for (IoDriver* io : io_) {
+    if (io->busy()) busy_io_.push_back(io);
+  }
+  if (busy_io_.empty()) return false;
+  if (busy_io_.size() == 1) {  // the run's case: its transport waits on its own
+    busy_io_.front()->poll(wait);
+    return true;
+  }
+  std::vector<pollfd> sets;
+  sets.reserve(busy_io_.size());
+  const auto now = Clock::now();
+  for (const IoDriver* io : busy_io_) {
+    if (const auto deadline = io->next_deadline()) {
+      wait = std::min(wait, std::max(std::chrono::ceil<milliseconds>(*deadline - now), milliseconds(0)));
+    }
+    const int fd = io->wait_fd();
+    if (fd < 0) {
+      wait = std::min(wait, IoDriver::kUnwaitablePoll);
+    } else {
+      sets.push_back(pollfd{fd, POLLIN, 0});
+    }
+  }
+  ::poll(sets.data(), sets.size(), static_cast<int>(wait.count()));
+  for (IoDriver* io : busy_io_) io->poll(milliseconds(0));
+  return true;
 }
 
 }  // namespace parley

@@ -1,5 +1,9 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -648,6 +652,214 @@ TEST(FifoLock, OneHolderAtATimeInArrivalOrderAlsoWhenAHolderThrows) {
   EXPECT_EQ(log, (std::vector<std::string>{"in 1", "out 1", "in 2", "out 2", "caught 2", "in 3", "out 3", "in 4",
                                            "out 4"}));
   EXPECT_FALSE(lock.held());
+}
+
+// ---- I/O drivers ----------------------------------------------------------------------------
+
+// A driver whose I/O is a pipe: busy while a coroutine awaits next(); poll() reads what was
+// written and resumes it, or resumes it when its deadline passed. Records each poll's wait.
+class PipeDriver final : public IoDriver {
+ public:
+  explicit PipeDriver(EventLoop& loop, bool waitable = true) : loop_(loop), waitable_(waitable) {
+    if (::pipe2(fds_, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+  }
+  ~PipeDriver() override {
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  PipeDriver(const PipeDriver&) = delete;
+  PipeDriver& operator=(const PipeDriver&) = delete;
+
+  bool busy() const override { return static_cast<bool>(waiter_); }
+  void poll(milliseconds max_wait) override {
+    waits.push_back(max_wait);
+    if (max_wait.count() > 0) {  // alone: it waits itself
+      pollfd set{fds_[0], POLLIN, 0};
+      ::poll(&set, 1, static_cast<int>(max_wait.count()));
+    }
+    char byte = 0;
+    const bool got = ::read(fds_[0], &byte, 1) == 1;
+    const bool due = deadline && Clock::now() >= *deadline;
+    if ((got || due) && waiter_) {
+      woke_at.push_back(Clock::now());
+      deadline.reset();
+      loop_.post(std::exchange(waiter_, nullptr));
+    }
+  }
+  void cancel() override {
+    ++cancels;
+    if (waiter_) loop_.post(std::exchange(waiter_, nullptr));
+  }
+  int wait_fd() const override { return waitable_ ? fds_[0] : -1; }
+  std::optional<Clock::time_point> next_deadline() const override { return deadline; }
+
+  // Awaitable: until a byte is written to the pipe (or the deadline passes, or a cancel).
+  auto next() {
+    struct Awaiter {
+      PipeDriver* driver;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> h) { driver->waiter_ = h; }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{this};
+  }
+  void write_byte() { (void)!::write(fds_[1], "x", 1); }
+
+  std::vector<milliseconds> waits;
+  std::vector<Clock::time_point> woke_at;
+  std::optional<Clock::time_point> deadline;
+  int cancels = 0;
+
+ private:
+  EventLoop& loop_;
+  bool waitable_;
+  int fds_[2] = {-1, -1};
+  std::coroutine_handle<> waiter_;
+};
+
+milliseconds median(std::vector<Clock::duration> values) {
+  std::sort(values.begin(), values.end());
+  return std::chrono::duration_cast<milliseconds>(values[values.size() / 2]);
+}
+
+// `rounds` bytes written to `driver` from another thread, each a while after the driver saw the
+// previous one; returns how long each took to be seen.
+std::vector<Clock::duration> write_and_time(EventLoop& loop, PipeDriver& driver, PipeDriver& other, int rounds) {
+  std::vector<Clock::time_point> written(static_cast<std::size_t>(rounds));
+  std::atomic<int> seen{0};
+  auto reader = [&]() -> Async<void> {
+    for (int i = 0; i < rounds; ++i) {
+      co_await driver.next();
+      seen = i + 1;
+    }
+    other.write_byte();  // lets the other driver's waiter end
+  };
+  auto other_waiter = [&]() -> Async<void> { co_await other.next(); };
+  loop.spawn(reader());
+  loop.spawn(other_waiter());
+  std::thread writer([&] {
+    for (int i = 0; i < rounds; ++i) {
+      std::this_thread::sleep_for(milliseconds(7 + 3 * (i % 7)));  // out of step with the loop's 50 ms
+      written[static_cast<std::size_t>(i)] = Clock::now();
+      driver.write_byte();
+      while (seen.load() <= i) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  loop.run();
+  writer.join();
+  std::vector<Clock::duration> latencies;
+  for (int i = 0; i < rounds; ++i) {
+    latencies.push_back(driver.woke_at[static_cast<std::size_t>(i)] - written[static_cast<std::size_t>(i)]);
+  }
+  return latencies;
+}
+
+TEST(EventLoopIo, OneBusyDriverWaitsItselfAndAnIdleOneIsNotPolled) {
+  EventLoop loop;
+  PipeDriver busy(loop), idle(loop);
+  loop.add_io(&busy);
+  loop.add_io(&idle);
+  loop.add_io(&busy);  // twice: still one driver
+  auto waiter = [&]() -> Async<void> { co_await busy.next(); };
+  loop.spawn(waiter());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(milliseconds(30));
+    busy.write_byte();
+  });
+  loop.run();
+  writer.join();
+  ASSERT_FALSE(busy.waits.empty());
+  for (const milliseconds wait : busy.waits) EXPECT_GT(wait.count(), 0);  // the loop's own wait, as for a run
+  EXPECT_TRUE(idle.waits.empty());
+  EXPECT_EQ(busy.woke_at.size(), 1u);
+  loop.remove_io(&busy);
+  loop.remove_io(&idle);
+}
+
+// Two busy drivers: the loop waits on both descriptors at once and polls each with 0, so a byte
+// on either is seen at once, not at the loop's next 50 ms check.
+TEST(EventLoopIo, SeveralBusyDriversAreWaitedOnTogether) {
+  EventLoop loop;
+  PipeDriver first(loop), second(loop);
+  loop.add_io(&first);
+  loop.add_io(&second);
+  const auto latencies = write_and_time(loop, first, second, 15);
+  EXPECT_LT(median(latencies), milliseconds(10));
+  // While both were busy, each wait polled both with 0; then the second waited alone.
+  for (const milliseconds wait : first.waits) EXPECT_EQ(wait.count(), 0);
+  EXPECT_EQ(std::count(second.waits.begin(), second.waits.end(), milliseconds(0)), first.waits.size());
+  EXPECT_EQ(second.woke_at.size(), 1u);
+  loop.remove_io(&first);
+  loop.remove_io(&second);
+}
+
+// A driver without a descriptor that shares the wait is polled at least every millisecond or so.
+TEST(EventLoopIo, ADriverWithoutADescriptorIsPolledOftenWhenSharing) {
+  EventLoop loop;
+  PipeDriver blind(loop, /*waitable=*/false), other(loop);
+  loop.add_io(&blind);
+  loop.add_io(&other);
+  const auto latencies = write_and_time(loop, blind, other, 9);
+  EXPECT_LT(median(latencies), milliseconds(10));
+  loop.remove_io(&blind);
+  loop.remove_io(&other);
+}
+
+// A shared wait ends at the earliest deadline a busy driver names.
+TEST(EventLoopIo, ASharedWaitEndsAtADriversDeadline) {
+  EventLoop loop;
+  PipeDriver timed(loop), other(loop);
+  loop.add_io(&timed);
+  loop.add_io(&other);
+  std::vector<Clock::duration> lateness;
+  auto timeouts = [&]() -> Async<void> {
+    for (int i = 0; i < 7; ++i) {
+      const auto due = Clock::now() + milliseconds(11 + 4 * i);
+      timed.deadline = due;
+      co_await timed.next();
+      lateness.push_back(Clock::now() - due);
+    }
+    other.write_byte();
+  };
+  auto other_waiter = [&]() -> Async<void> { co_await other.next(); };
+  loop.spawn(timeouts());
+  loop.spawn(other_waiter());
+  loop.run();
+  ASSERT_EQ(lateness.size(), 7u);
+  for (const auto late : lateness) EXPECT_GE(late, Clock::duration(0));
+  EXPECT_LT(median(lateness), milliseconds(10));
+  loop.remove_io(&timed);
+  loop.remove_io(&other);
+}
+
+TEST(EventLoopIo, CancelCancelsEveryDriverAndARemovedOneIsLeftAlone) {
+  EventLoop loop;
+  PipeDriver first(loop), second(loop), removed(loop);
+  loop.add_io(&first);
+  loop.add_io(&removed);
+  loop.add_io(&second);
+  loop.remove_io(&removed);
+  loop.remove_io(&removed);  // not there: nothing changes
+  int resumed = 0;
+  auto waiter = [&](PipeDriver& driver) -> Async<void> {
+    co_await driver.next();
+    ++resumed;
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(milliseconds(5));
+    loop.cancel();
+  };
+  loop.spawn(waiter(first));
+  loop.spawn(waiter(second));
+  loop.spawn(canceller());
+  loop.run();
+  EXPECT_EQ(resumed, 2);
+  EXPECT_EQ(first.cancels, 1);
+  EXPECT_EQ(second.cancels, 1);
+  EXPECT_EQ(removed.cancels, 0);
+  EXPECT_TRUE(removed.waits.empty());
+  loop.remove_io(&first);
+  loop.remove_io(&second);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -215,8 +216,8 @@ std::unique_ptr<HttpTransport> make_transport(Kind kind, EventLoop& loop) {
 // POSTs through one transport on its own loop.
 class TransportTest : public ::testing::TestWithParam<Kind> {
  protected:
-  TransportTest() : transport_(make_transport(GetParam(), loop_)) { loop_.set_io(transport_.get()); }
-  ~TransportTest() override { loop_.set_io(nullptr); }
+  TransportTest() : transport_(make_transport(GetParam(), loop_)) { loop_.add_io(transport_.get()); }
+  ~TransportTest() override { loop_.remove_io(transport_.get()); }
 
   HttpRequest request_to(const std::string& url) {
     url_ = url;
@@ -501,9 +502,9 @@ INSTANTIATE_TEST_SUITE_P(BothTransports, TransportTest, ::testing::Values(Kind::
 // An event loop driven by one transport, made by `make`.
 struct Driven {
   explicit Driven(std::unique_ptr<HttpTransport> (*make)(EventLoop&)) : transport(make(loop)) {
-    loop.set_io(transport.get());
+    loop.add_io(transport.get());
   }
-  ~Driven() { loop.set_io(nullptr); }
+  ~Driven() { loop.remove_io(transport.get()); }
   HttpResponse post(const HttpRequest& request) {
     HttpResponse response;
     auto one = [&]() -> Async<void> { response = co_await transport->post(request); };
@@ -592,6 +593,58 @@ TEST(RoutingHttpTransport, DrivesBothTransportsFromOneLoop) {
   for (const Seen& seen : server.seen()) basic += seen.request.headers.count("authorization");
   EXPECT_EQ(basic, 2);
   EXPECT_EQ(server.connections(), 4);
+}
+
+// Waits as a loop that shares its wait with other drivers does: on wait_fd() alone, bounded by
+// next_deadline(), then poll(0). Returns how many waits it took until the transport was idle;
+// each must end because there was news, or a deadline passed, never by the five-second guard.
+int drive_by_wait_fd(HttpTransport& transport) {
+  int waits = 0;
+  while (transport.busy() && waits < 100000) {
+    const int fd = transport.wait_fd();
+    EXPECT_GE(fd, 0);
+    const auto deadline = transport.next_deadline();
+    const auto timeout = http::wait_before(5000ms, deadline);
+    pollfd set{fd, POLLIN, 0};
+    const int ready = ::poll(&set, 1, static_cast<int>(timeout.count()));
+    if (ready == 0 && !deadline) {
+      ADD_FAILURE() << "a wait on wait_fd() with no deadline ended without news";
+      break;
+    }
+    transport.poll(0ms);
+    ++waits;
+  }
+  return waits;
+}
+
+// What the loop needs to wait on the router beside another driver (the gateway's server): its
+// wait_fd and next_deadline see both transports' news; and a transport that is idle cannot keep
+// the descriptor readable (here the native one, whose pooled connection the server closed while
+// libcurl's transfer is in flight), or the loop would spin.
+TEST(RoutingHttpTransport, ItsWaitFdAndDeadlineAreAllASharedWaitNeeds) {
+  EventLoop loop;
+  const auto transport = make_http_transport(loop);
+  HttpResponse response;
+  auto post_to = [&](const std::string& url) -> Async<void> {
+    HttpRequest request;
+    request.url = url;
+    response = co_await transport->post(request);
+  };
+  {
+    ScriptedServer plain([](std::size_t) { return Answer{reply_with_length("native"), false, 50ms}; });
+    const std::string url = plain.url();
+    loop.spawn(post_to(url));
+    EXPECT_LT(drive_by_wait_fd(*transport), 100);
+    loop.run();
+    expect_reply(response, 200, "native");
+  }  // the server closes the connection the native transport keeps
+  std::this_thread::sleep_for(50ms);
+  ScriptedServer server([](std::size_t) { return Answer{reply_with_length("curl"), false, 300ms}; });
+  const std::string with_credentials = "http://alice:hunter2@127.0.0.1:" + std::to_string(server.port()) + "/v1";
+  loop.spawn(post_to(with_credentials));
+  EXPECT_LT(drive_by_wait_fd(*transport), 100);  // not a spin through 300 ms
+  loop.run();
+  expect_reply(response, 200, "curl");
 }
 
 TEST(HttpSupport, PollWaitsAtMostUntilTheDeadlineRoundedUp) {

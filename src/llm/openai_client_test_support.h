@@ -91,9 +91,9 @@ class Harness {
  public:
   explicit Harness(TransportKind kind)
       : transport_(kind == TransportKind::kCurl ? make_curl_transport(loop_) : make_http_transport(loop_)) {
-    loop_.set_io(transport_.get());
+    loop_.add_io(transport_.get());
   }
-  ~Harness() { loop_.set_io(nullptr); }
+  ~Harness() { loop_.remove_io(transport_.get()); }
   EventLoop& loop() { return loop_; }
 
   // A client whose API key is `key`, set in an environment variable only while the client is

@@ -1,7 +1,8 @@
 #pragma once
 // WaitableTransport: an HttpTransport whose waiting can be shared with another one, so that the
 // routing transport (make_http_transport) drives libcurl and the native transport from one wait.
-// Internal to src/llm; used on the EventLoop thread like any transport.
+// Every transport of parley's has a wait_fd (IoDriver's); these must. Internal to src/llm; used
+// on the EventLoop thread like any transport.
 
 #include <chrono>
 #include <memory>
@@ -14,9 +15,9 @@ namespace parley {
 class WaitableTransport : public HttpTransport {
  public:
   // A descriptor that is readable when poll(0) has I/O to handle (an epoll set).
-  virtual int wait_fd() const = 0;
+  int wait_fd() const override = 0;
   // When poll(0) must next run even if wait_fd() stays quiet (a timeout); nullopt when none.
-  virtual std::optional<std::chrono::steady_clock::time_point> next_deadline() const = 0;
+  std::optional<std::chrono::steady_clock::time_point> next_deadline() const override = 0;
 };
 
 std::unique_ptr<WaitableTransport> make_waitable_curl_transport(EventLoop& loop);

@@ -46,7 +46,7 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
         } catch (const std::invalid_argument& error) {
           return Error{error.what()};
         }
-        loop.set_io(backends.transport.get());
+        loop.add_io(backends.transport.get());
       }
       if (auto ok = check_http_transport_for(model.endpoint.base_url); !ok) {
         return Error{fmt::format("model {}: {}", model.name, ok.error().message)};

@@ -208,7 +208,7 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   };
   loop.spawn(start_workers());
   loop.run();
-  loop.set_io(nullptr);
+  loop.remove_io(backends->transport.get());
 
   // From here on, failures are run-time failures of a run that did start: reported in the
   // outcome, with whatever the store holds left for --resume.

@@ -8,9 +8,11 @@
 // parses the answer and re-asks once on unparsable output. Replies reach the protocol in the
 // order its calls were issued, never in the order they complete (see Debate::issue_order_). When a call fails or the budget is
 // spent, ask() ends the debate by throwing DebateHalt, which run_debate() — the one place that
-// catches it — turns into the transcript's status. Protocol code therefore reads like the
+// catches it — turns into the transcript's status; so does a debate's cancel signal or deadline
+// (DebateSetup), whose halt the next call throws. Protocol code therefore reads like the
 // paper's pseudocode. Everything runs on the EventLoop thread.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +25,7 @@
 
 #include "parley/answer.h"
 #include "parley/async.h"
+#include "parley/cancel.h"
 #include "parley/chat.h"
 #include "parley/judge.h"
 #include "parley/llm_client.h"
@@ -174,6 +177,13 @@ struct DebateSetup {
   double best_of_jitter = kPaperBestOfJitter;         // temperature step between drafts (Alg. I)
   std::optional<Embedder> embedder;                   // when the entry names `embeddings:`
   AttackSetup attack;                                 // compromised debaters (none by default)
+  // Stops the debate when fired (a served request's client went away): no further call is
+  // issued, the calls in flight are cancelled, and the debate ends with status `cancelled` and
+  // the signal's reason. Not owned; must outlive the debate. Null: only EventLoop::cancel stops it.
+  CancelSignal* cancel = nullptr;
+  // When it passes, the calls in flight are cancelled, no further call is issued, and the debate
+  // ends as on a spent token budget (status `budget`, the budget's fallback answer).
+  std::optional<EventLoop::Clock::time_point> deadline;
 };
 
 class Debate {
@@ -248,6 +258,7 @@ class Debate {
   struct Draft;
   struct Call;
   class Batch;
+  struct Stop;
   // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask
   // repeats. With a `batch`, its request is sent with the batch's others.
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
@@ -287,6 +298,11 @@ class Debate {
   // `slot` given the error, and the debate ended with "<what> failed after N attempt(s): ...".
   [[noreturn]] void fail_call(std::size_t slot, const CallError& error, std::int64_t reservation,
                               const std::string& what);
+  // Once the debate's cancel signal or deadline stopped it: withdraws from `batch` and throws
+  // the stop's halt, so that no further call is issued.
+  void halt_if_stopped(Batch* batch);
+  // The signal every request of the debate carries; null without cancel or deadline.
+  CancelSignal* stop_signal() const;
 
   DebateSetup setup_;
   // Every reply reaches the protocol in the order its call was issued, so nothing the debate
@@ -305,6 +321,9 @@ class Debate {
   std::vector<std::string> compromised_noted_;  // compromised seats named in `attack` events
   std::optional<std::vector<Agent>> judge_panel_;
   std::vector<std::string> shared_roles_noted_;
+  // The debate's own stop: fired by DebateSetup::cancel or the deadline, carried by its
+  // requests, shared with the deadline's watcher. Null when the setup has neither.
+  std::shared_ptr<Stop> stop_;
 };
 
 // ---- Protocols -----------------------------------------------------------------------------

@@ -162,6 +162,14 @@ struct StructuredReply {
   bool valid() const { return problem.empty(); }
 };
 
+// What DebateSetup::on_progress is told: which record of the transcript is new.
+struct DebateProgress {
+  // kCall: transcript.messages[index], its reply (or error) recorded and its answer parsed.
+  // kEvent: transcript.events[index], just recorded.
+  enum class Kind { kCall, kEvent } kind = Kind::kCall;
+  std::size_t index = 0;
+};
+
 struct DebateSetup {
   EventLoop* loop = nullptr;                          // required: the loop the debate runs on
   std::shared_ptr<const Task> task;
@@ -184,6 +192,10 @@ struct DebateSetup {
   // When it passes, the calls in flight are cancelled, no further call is issued, and the debate
   // ends as on a spent token budget (status `budget`, the budget's fallback answer).
   std::optional<EventLoop::Clock::time_point> deadline;
+  // Told of every call as its record completes (in issue order, failed calls too) and of every
+  // event as it is recorded, on the loop thread; may be empty. It reads, never changes, the
+  // transcript, and must not throw. docs/protocols.md, "Cancellation and deadlines".
+  std::function<void(const Transcript&, const DebateProgress&)> on_progress;
 };
 
 class Debate {
@@ -260,10 +272,11 @@ class Debate {
   class Batch;
   struct Stop;
   // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask
-  // repeats. With a `batch`, its request is sent with the batch's others.
+  // repeats. With a `batch`, its request is sent with the batch's others. Without `report_reply`, the
+  // caller tells on_progress of the reply itself (ask_structured, once the answer is stored).
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                    const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats,
-                   Batch* batch = nullptr);
+                   Batch* batch = nullptr, bool report_reply = true);
   // call() before and after its reply: the request sent and its record placed (`Issued`), then
   // the reply recorded, its budget settled and its answer parsed.
   struct Issued {
@@ -278,7 +291,7 @@ class Debate {
   // keeps the whole prompt in sent_ for the calls after it.
   void record_prompt(MessageRecord& record, const std::vector<ChatMessage>& prompt);
   Call complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse_answer,
-                std::size_t slot, std::int64_t reservation, ChatResult result);
+                std::size_t slot, std::int64_t reservation, ChatResult result, bool report_reply);
   // A turn's call and its re-asks; the first call joins `batch` when given.
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   // The re-asks after an unparsable `reply`, each continuing the turn's conversation
@@ -303,6 +316,8 @@ class Debate {
   void halt_if_stopped(Batch* batch);
   // The signal every request of the debate carries; null without cancel or deadline.
   CancelSignal* stop_signal() const;
+  // Tells DebateSetup::on_progress that a record is complete or new.
+  void report(DebateProgress::Kind kind, std::size_t index) const noexcept;
 
   DebateSetup setup_;
   // Every reply reaches the protocol in the order its call was issued, so nothing the debate

@@ -1,6 +1,6 @@
 // Debate (the per-debate context every protocol runs on) and run_debate (the one place a
-// DebateHalt is caught). The budget rule, the re-ask rule, transcript recording and the debate's
-// cancel signal and deadline live here so that no protocol can forget them.
+// DebateHalt is caught). The budget rule, the re-ask rule, transcript recording, the debate's
+// cancel signal and deadline, and the progress hook live here so that no protocol can forget them.
 #include <algorithm>
 #include <chrono>
 #include <coroutine>
@@ -243,6 +243,9 @@ void Debate::halt_if_stopped(Batch* batch) {
   throw *stop_->halt;
 }
 
+void Debate::report(DebateProgress::Kind kind, std::size_t index) const noexcept {
+  if (setup_.on_progress) setup_.on_progress(transcript_, DebateProgress{kind, index});
+}
 
 std::vector<Agent> Debate::agents(std::size_t count) {
   std::vector<Agent> out;
@@ -317,6 +320,7 @@ void Debate::note_shared_roles() {
 
 void Debate::event(int round, std::string kind, std::string detail) {
   transcript_.events.push_back(EventRecord{round, std::move(kind), std::move(detail)});
+  report(DebateProgress::Kind::kEvent, transcript_.events.size() - 1);
 }
 
 void Debate::remember(const std::string& agent_name, const Answer& answer) {
@@ -335,6 +339,7 @@ void Debate::fail_call(std::size_t slot, const CallError& error, std::int64_t re
   MessageRecord& record = transcript_.messages[slot];
   record.attempts = error.attempts;
   record.error = fmt::format("{}: {}", call_error_kind_name(error.kind), error.message);
+  report(DebateProgress::Kind::kCall, slot);
   // A call the debate's own stop cut short ends the debate as the stop says.
   if (stop_ && stop_->halt) throw *stop_->halt;
   const std::string reason = fmt::format("{} failed after {} attempt(s): {}", what, error.attempts, *record.error);
@@ -424,7 +429,7 @@ void Debate::record_prompt(MessageRecord& record, const std::vector<ChatMessage>
 }
 
 Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse,
-                              std::size_t slot, std::int64_t reservation, ChatResult result) {
+                              std::size_t slot, std::int64_t reservation, ChatResult result, bool report_reply) {
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, *error, reservation, fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
   }
@@ -449,6 +454,7 @@ Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const st
     record.min_token_logprob = response.logprobs->min_token_logprob;
     record.perplexity = response.logprobs->perplexity;
   }
+  if (report_reply) report(DebateProgress::Kind::kCall, slot);
   if (budget_remaining_ && *budget_remaining_ < 0) {
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
@@ -458,10 +464,10 @@ Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const st
 
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
                                  const TurnInfo& info, const std::string& turn, bool parse,
-                                 std::optional<std::size_t> repeats, Batch* batch) {
+                                 std::optional<std::size_t> repeats, Batch* batch, bool report_reply) {
   Issued issued = issue(agent, messages, info, turn, repeats, batch);
   ChatResult result = co_await issue_order_.run(std::move(issued.reply));
-  co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result));
+  co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result), report_reply);
 }
 
 Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about,
@@ -513,6 +519,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.latency_ms = response.latency_ms;
   record.attempts = response.attempts;
   transcript_.messages[slot] = std::move(record);
+  report(DebateProgress::Kind::kCall, slot);
   if (response.vectors.size() != inputs) {
     // The clients check this; a backend breaking it is a bug worth a clear halt, not a crash.
     throw DebateHalt{DebateStatus::kFailed, fmt::format("embedding call ({}) returned {} vectors for {} texts", about,
@@ -621,13 +628,16 @@ Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> mes
 
 Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                               StructuredAsk ask) {
-  Call reply = co_await call(agent, messages, info, info.turn, false, std::nullopt);
+  // With an answer to read, a reply's record is complete only once it is known to be the last.
+  const bool report_replies = !ask.answer;
+  Call reply = co_await call(agent, messages, info, info.turn, false, std::nullopt, nullptr, report_replies);
   const std::size_t first_call = reply.slot;
   std::string problem = ask.check(reply.response.text);
   for (int reask = 0; reask < ask.reasks && !problem.empty(); ++reask) {
+    if (!report_replies) report(DebateProgress::Kind::kCall, reply.slot);  // re-asked: not the last
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", "Your reply could not be used: " + problem + ". " + ask.format_reminder});
-    reply = co_await call(agent, messages, info, info.turn + "_reask", false, first_call);
+    reply = co_await call(agent, messages, info, info.turn + "_reask", false, first_call, nullptr, report_replies);
     problem = ask.check(reply.response.text);
   }
   Answer answer;
@@ -637,6 +647,7 @@ Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<Ch
     record.answer = answer.value;
     record.confidence = answer.confidence;
     remember(agent.name, answer);
+    report(DebateProgress::Kind::kCall, reply.slot);
   }
   co_return StructuredReply{std::move(reply.response.text), std::move(problem), std::move(answer)};
 }
@@ -651,20 +662,22 @@ Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {
   } catch (DebateHalt& h) {
     halt = std::move(h);
   }
+  if (halt && halt->status == DebateStatus::kBudget) {
+    // A debate stopped by its budget (or deadline) answers with the protocol's own answer at
+    // the halt, else with the vote over what it has so far.
+    if (halt->answer) {
+      final_answer = halt->answer;
+    } else {
+      std::vector<Answer> latest;
+      for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);
+      final_answer = majority_vote(latest, debate.task().answer_type).winner;
+    }
+    debate.event(0, "budget", halt->reason);
+  }
   Transcript transcript = std::move(debate.transcript());
   if (halt) {
     transcript.status = halt->status;
     transcript.status_reason = halt->reason;
-    if (halt->status == DebateStatus::kBudget && halt->answer) {
-      final_answer = halt->answer;  // the protocol's own answer at the halt
-      transcript.events.push_back({0, "budget", halt->reason});
-    } else if (halt->status == DebateStatus::kBudget) {
-      // A debate stopped by its budget (or deadline) answers with the vote over what it has so far.
-      std::vector<Answer> latest;
-      for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);
-      final_answer = majority_vote(latest, debate.task().answer_type).winner;
-      transcript.events.push_back({0, "budget", halt->reason});
-    }
   }
   transcript.final_answer = final_answer;
   transcript.correct = final_answer && answers_match(debate.task(), *final_answer);

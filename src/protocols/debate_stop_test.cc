@@ -76,6 +76,7 @@ Clock::duration round_zero_only(const ChatRequest& r) { return r.note.round == 0
 struct Outcome {
   Transcript transcript;
   Clock::duration elapsed{};  // of loop.run()
+  std::vector<DebateProgress> progress;
 };
 
 // The harness's protocol `name` (its defaults), run on `client` with `stop` applied to the setup.
@@ -88,6 +89,7 @@ Outcome run_on(Harness& h, LlmClient& client, const std::string& name, const std
   DebateSetup setup = h.setup(name);
   for (Agent& agent : setup.agent_pool) agent.client = &client;
   Outcome run;
+  setup.on_progress = [&run](const Transcript&, const DebateProgress& p) { run.progress.push_back(p); };
   stop(setup);
   auto body = [&]() -> Async<void> { run.transcript = co_await run_debate(*protocol, std::move(setup)); };
   h.loop.spawn(body());
@@ -157,6 +159,7 @@ TEST(DebateStop, ACancelFiredBeforeTheDebateIssuesNoCall) {
   EXPECT_TRUE(client.requests.empty());
   EXPECT_TRUE(run.transcript.messages.empty());
   EXPECT_TRUE(run.transcript.events.empty());
+  EXPECT_TRUE(run.progress.empty());
   EXPECT_EQ(run.transcript.status, DebateStatus::kCancelled);
   EXPECT_EQ(run.transcript.status_reason, "gone before it started");
   EXPECT_FALSE(run.transcript.final_answer.has_value());
@@ -227,6 +230,13 @@ TEST(DebateStop, ADeadlineEndsTheDebateAsASpentBudgetWithoutWaitingForTheCalls) 
   const CancelSignal* signal = client.requests.front().cancel;
   ASSERT_NE(signal, nullptr);
   for (const auto& r : client.requests) EXPECT_EQ(r.cancel, signal);
+  // The cancelled calls are reported with their errors, then the budget event.
+  using Kind = DebateProgress::Kind;
+  std::vector<std::pair<Kind, std::size_t>> progress;
+  for (const auto& p : run.progress) progress.emplace_back(p.kind, p.index);
+  EXPECT_EQ(progress, (std::vector<std::pair<Kind, std::size_t>>{{Kind::kCall, 0}, {Kind::kCall, 1}, {Kind::kCall, 2},
+                                                                 {Kind::kCall, 3}, {Kind::kCall, 4}, {Kind::kCall, 5},
+                                                                 {Kind::kEvent, 0}}));
 }
 
 TEST(DebateStop, ADebateEndingBeforeItsDeadlineDoesNotWaitForIt) {

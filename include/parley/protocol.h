@@ -8,9 +8,11 @@
 // parses the answer and re-asks once on unparsable output. Replies reach the protocol in the
 // order its calls were issued, never in the order they complete (see Debate::issue_order_). When a call fails or the budget is
 // spent, ask() ends the debate by throwing DebateHalt, which run_debate() — the one place that
-// catches it — turns into the transcript's status. Protocol code therefore reads like the
+// catches it — turns into the transcript's status; so does a debate's cancel signal or deadline
+// (DebateSetup), whose halt the next call throws. Protocol code therefore reads like the
 // paper's pseudocode. Everything runs on the EventLoop thread.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +25,7 @@
 
 #include "parley/answer.h"
 #include "parley/async.h"
+#include "parley/cancel.h"
 #include "parley/chat.h"
 #include "parley/judge.h"
 #include "parley/llm_client.h"
@@ -159,6 +162,14 @@ struct StructuredReply {
   bool valid() const { return problem.empty(); }
 };
 
+// What DebateSetup::on_progress is told: which record of the transcript is new.
+struct DebateProgress {
+  // kCall: transcript.messages[index], its reply (or error) recorded and its answer parsed.
+  // kEvent: transcript.events[index], just recorded.
+  enum class Kind { kCall, kEvent } kind = Kind::kCall;
+  std::size_t index = 0;
+};
+
 struct DebateSetup {
   EventLoop* loop = nullptr;                          // required: the loop the debate runs on
   std::shared_ptr<const Task> task;
@@ -174,6 +185,17 @@ struct DebateSetup {
   double best_of_jitter = kPaperBestOfJitter;         // temperature step between drafts (Alg. I)
   std::optional<Embedder> embedder;                   // when the entry names `embeddings:`
   AttackSetup attack;                                 // compromised debaters (none by default)
+  // Stops the debate when fired (a served request's client went away): no further call is
+  // issued, the calls in flight are cancelled, and the debate ends with status `cancelled` and
+  // the signal's reason. Not owned; must outlive the debate. Null: only EventLoop::cancel stops it.
+  CancelSignal* cancel = nullptr;
+  // When it passes, the calls in flight are cancelled, no further call is issued, and the debate
+  // ends as on a spent token budget (status `budget`, the budget's fallback answer).
+  std::optional<EventLoop::Clock::time_point> deadline;
+  // Told of every call as its record completes (in issue order, failed calls too) and of every
+  // event as it is recorded, on the loop thread; may be empty. It reads, never changes, the
+  // transcript, and must not throw. docs/protocols.md, "Cancellation and deadlines".
+  std::function<void(const Transcript&, const DebateProgress&)> on_progress;
 };
 
 class Debate {
@@ -248,11 +270,13 @@ class Debate {
   struct Draft;
   struct Call;
   class Batch;
+  struct Stop;
   // One call, recorded in the transcript; `repeats` is the first call of the turn a re-ask
-  // repeats. With a `batch`, its request is sent with the batch's others.
+  // repeats. With a `batch`, its request is sent with the batch's others. Without `report_reply`, the
+  // caller tells on_progress of the reply itself (ask_structured, once the answer is stored).
   Async<Call> call(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                    const std::string& turn, bool parse_answer, std::optional<std::size_t> repeats,
-                   Batch* batch = nullptr);
+                   Batch* batch = nullptr, bool report_reply = true);
   // call() before and after its reply: the request sent and its record placed (`Issued`), then
   // the reply recorded, its budget settled and its answer parsed.
   struct Issued {
@@ -267,7 +291,7 @@ class Debate {
   // keeps the whole prompt in sent_ for the calls after it.
   void record_prompt(MessageRecord& record, const std::vector<ChatMessage>& prompt);
   Call complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse_answer,
-                std::size_t slot, std::int64_t reservation, ChatResult result);
+                std::size_t slot, std::int64_t reservation, ChatResult result, bool report_reply);
   // A turn's call and its re-asks; the first call joins `batch` when given.
   Async<Draft> ask_once(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info, Batch* batch);
   // The re-asks after an unparsable `reply`, each continuing the turn's conversation
@@ -287,6 +311,13 @@ class Debate {
   // `slot` given the error, and the debate ended with "<what> failed after N attempt(s): ...".
   [[noreturn]] void fail_call(std::size_t slot, const CallError& error, std::int64_t reservation,
                               const std::string& what);
+  // Once the debate's cancel signal or deadline stopped it: withdraws from `batch` and throws
+  // the stop's halt, so that no further call is issued.
+  void halt_if_stopped(Batch* batch);
+  // The signal every request of the debate carries; null without cancel or deadline.
+  CancelSignal* stop_signal() const;
+  // Tells DebateSetup::on_progress that a record is complete or new.
+  void report(DebateProgress::Kind kind, std::size_t index) const noexcept;
 
   DebateSetup setup_;
   // Every reply reaches the protocol in the order its call was issued, so nothing the debate
@@ -305,6 +336,9 @@ class Debate {
   std::vector<std::string> compromised_noted_;  // compromised seats named in `attack` events
   std::optional<std::vector<Agent>> judge_panel_;
   std::vector<std::string> shared_roles_noted_;
+  // The debate's own stop: fired by DebateSetup::cancel or the deadline, carried by its
+  // requests, shared with the deadline's watcher. Null when the setup has neither.
+  std::shared_ptr<Stop> stop_;
 };
 
 // ---- Protocols -----------------------------------------------------------------------------

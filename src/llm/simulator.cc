@@ -165,8 +165,8 @@ class SimulatorClient final : public LlmClient {
   // The reply is written when the call is made (it is a function of the request alone), and
   // the request let go: a call in flight holds only its reply, in a small frame (deliver).
   Async<ChatResult> chat(ChatRequest request) override {
-    ChatResponse response = simulate(request);
-    return deliver(std::move(response));
+    ChatResponse response = stopped(request.cancel) ? ChatResponse{} : simulate(request);
+    return deliver(std::move(response), request.cancel);
   }
 
   // The replies chat() gives each sample index (a simulated server bills every sample its
@@ -174,21 +174,23 @@ class SimulatorClient final : public LlmClient {
   Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
     std::vector<ChatResponse> responses;
     const int first = request.note.sample;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n && !stopped(request.cancel); ++i) {
       request.note.sample = first + i;
       responses.push_back(simulate(request));
     }
-    return deliver_all(std::move(responses));
+    return deliver_all(std::move(responses), n, request.cancel);
   }
 
   Async<EmbeddingResult> embed(EmbeddingRequest request) override {
     EmbeddingResponse response;
     for (const auto& text : request.inputs) {
+      if (stopped(request.cancel)) break;
       response.vectors.push_back(embedding_of(request.note, text));
       response.usage.prompt_tokens += estimate_tokens(text);
     }
-    co_await pause();
+    const bool full = co_await pause(request.cancel);
     if (loop_.cancelled()) co_return cancelled();
+    if (!full) co_return cancelled(*request.cancel);
     response.latency_ms = delay_ms_;
     co_return EmbeddingResult(std::move(response));
   }
@@ -231,35 +233,55 @@ class SimulatorClient final : public LlmClient {
   }
   std::unordered_map<std::uint64_t, sim::TaskLatents> known_latents_;
 
-  Async<ChatResult> deliver(ChatResponse response) {
-    co_await pause();
+  Async<ChatResult> deliver(ChatResponse response, CancelSignal* cancel) {
+    const bool full = co_await pause(cancel);
     if (loop_.cancelled()) co_return cancelled();
+    if (!full) co_return cancelled(*cancel);
     response.latency_ms = delay_ms_;
     co_return ChatResult(std::move(response));
   }
 
-  Async<std::vector<ChatResult>> deliver_all(std::vector<ChatResponse> responses) {
-    co_await pause();
+  // `n` results: `responses` (none when the signal had fired before the call), or errors.
+  Async<std::vector<ChatResult>> deliver_all(std::vector<ChatResponse> responses, int n, CancelSignal* cancel) {
+    const bool full = co_await pause(cancel);
     std::vector<ChatResult> results;
-    for (ChatResponse& response : responses) {
-      response.latency_ms = delay_ms_;
-      results.push_back(loop_.cancelled() ? ChatResult(cancelled()) : ChatResult(std::move(response)));
+    for (int i = 0; i < n; ++i) {
+      if (loop_.cancelled()) {
+        results.emplace_back(cancelled());
+      } else if (!full) {
+        results.emplace_back(cancelled(*cancel));
+      } else {
+        ChatResponse& response = responses[static_cast<std::size_t>(i)];
+        response.latency_ms = delay_ms_;
+        results.emplace_back(std::move(response));
+      }
     }
     co_return results;
   }
 
   // A call in flight when the loop is cancelled ends as a server's call would.
   static CallError cancelled() { return CallError{CallErrorKind::kCancelled, 0, "the run was stopped"}; }
+  // A call whose request's signal fired (ChatRequest::cancel).
+  static CallError cancelled(const CancelSignal& cancel) {
+    return CallError{CallErrorKind::kCancelled, 0, "the call was stopped: " + cancel.reason()};
+  }
+  static bool stopped(const CancelSignal* cancel) { return cancel != nullptr && cancel->fired(); }
 
   // Replies complete after the configured delay, or on a later turn of the loop: never inline.
-  // A cancelled loop ends the delay at once.
-  Async<void> pause() {
-    if (delay_ms_ > 0.0) {
-      co_await loop_.sleep_for(
-          std::chrono::duration_cast<EventLoop::Clock::duration>(std::chrono::duration<double, std::milli>(delay_ms_)));
-    } else {
+  // A cancelled loop ends the delay at once; so does the request's signal, and then the result
+  // is false (a signal fired before the call: one turn, false).
+  Async<bool> pause(CancelSignal* cancel) {
+    if (delay_ms_ <= 0.0) {
       co_await loop_.yield();
+      co_return !stopped(cancel);
     }
+    const auto delay =
+        std::chrono::duration_cast<EventLoop::Clock::duration>(std::chrono::duration<double, std::milli>(delay_ms_));
+    if (cancel == nullptr) {
+      co_await loop_.sleep_for(delay);  // no signal to watch: no Wake to allocate
+      co_return true;
+    }
+    co_return co_await loop_.sleep_for(delay, cancel);
   }
 
   EventLoop& loop_;

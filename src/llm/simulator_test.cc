@@ -206,6 +206,140 @@ TEST(SimulatorTest, CancelEndsDelayedChatsAndEmbeddingsWithACancelledError) {
   EXPECT_EQ(std::get<CallError>(*embedding).kind, CallErrorKind::kCancelled);
 }
 
+// A request's own signal ends that call as a cancelled loop would, without stopping the loop:
+// mid-delay (chat, chat_n, embed), and the reason carried in the error.
+TEST(SimulatorTest, ARequestsSignalEndsItsDelayedCallsWithACancelledError) {
+  EventLoop loop;
+  auto made = make_simulator_client(loop, default_simulator_params(), "default", 3.6e6);  // an hour
+  ASSERT_TRUE(made.ok());
+  LlmClient& client = **made;
+  CancelSignal signal;
+  std::optional<ChatResult> chat;
+  std::optional<std::vector<ChatResult>> samples;
+  std::optional<EmbeddingResult> embedding;
+  ChatRequest request = request_for(choice_task(1), "a1");
+  request.cancel = &signal;
+  auto ask = [&]() -> Async<void> { chat = co_await client.chat(request); };
+  auto ask_n = [&]() -> Async<void> { samples = co_await client.chat_n(request, 3); };
+  auto embed = [&]() -> Async<void> {
+    EmbeddingRequest embedding_request;
+    embedding_request.inputs = {"Answer: A"};
+    embedding_request.cancel = &signal;
+    embedding = co_await client.embed(embedding_request);
+  };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop.sleep_for(std::chrono::milliseconds(20));
+    signal.fire("client went away");
+  };
+  loop.spawn(ask());
+  loop.spawn(ask_n());
+  loop.spawn(embed());
+  loop.spawn(canceller());
+  const auto started = std::chrono::steady_clock::now();
+  loop.run();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  EXPECT_FALSE(loop.cancelled());
+  EXPECT_EQ(signal.subscribers(), 0u);
+  const auto expect_cancelled = [](const auto& result) {
+    ASSERT_TRUE(std::holds_alternative<CallError>(result));
+    EXPECT_EQ(std::get<CallError>(result).kind, CallErrorKind::kCancelled);
+    EXPECT_EQ(std::get<CallError>(result).message, "the call was stopped: client went away");
+  };
+  ASSERT_TRUE(chat);
+  expect_cancelled(*chat);
+  ASSERT_TRUE(samples);
+  ASSERT_EQ(samples->size(), 3u);
+  for (const ChatResult& sample : *samples) expect_cancelled(sample);
+  ASSERT_TRUE(embedding);
+  expect_cancelled(*embedding);
+}
+
+// A signal fired before the call: cancelled on the next turn, not after the delay; with no delay,
+// a signal fired while the reply waits for its turn cancels it too. A signal that never fires
+// changes nothing.
+TEST(SimulatorTest, ASignalFiredBeforeOrDuringTheTurnCancelsAtOnce) {
+  for (const double delay_ms : {0.0, 3.6e6}) {
+    EventLoop loop;
+    auto made = make_simulator_client(loop, default_simulator_params(), "default", delay_ms);
+    ASSERT_TRUE(made.ok());
+    LlmClient& client = **made;
+    CancelSignal fired;
+    fired.fire("gone");
+    ChatRequest request = request_for(choice_task(1), "a1");
+    request.cancel = &fired;
+    std::optional<ChatResult> chat;
+    std::optional<std::vector<ChatResult>> samples;
+    std::optional<EmbeddingResult> embedding;
+    auto ask = [&]() -> Async<void> { chat = co_await client.chat(request); };
+    auto ask_n = [&]() -> Async<void> { samples = co_await client.chat_n(request, 2); };
+    auto embed = [&]() -> Async<void> {
+      EmbeddingRequest embedding_request;
+      embedding_request.inputs = {"Answer: A"};
+      embedding_request.cancel = &fired;
+      embedding = co_await client.embed(embedding_request);
+    };
+    loop.spawn(ask());
+    loop.spawn(ask_n());
+    loop.spawn(embed());
+    EXPECT_FALSE(chat.has_value());  // never inline
+    const auto started = std::chrono::steady_clock::now();
+    loop.run();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2)) << delay_ms;
+    ASSERT_TRUE(chat && std::holds_alternative<CallError>(*chat)) << delay_ms;
+    EXPECT_EQ(std::get<CallError>(*chat).kind, CallErrorKind::kCancelled);
+    EXPECT_EQ(std::get<CallError>(*chat).message, "the call was stopped: gone");
+    ASSERT_TRUE(samples && samples->size() == 2u) << delay_ms;
+    for (const ChatResult& sample : *samples) {
+      ASSERT_TRUE(std::holds_alternative<CallError>(sample));
+      EXPECT_EQ(std::get<CallError>(sample).message, "the call was stopped: gone");
+    }
+    ASSERT_TRUE(embedding && std::holds_alternative<CallError>(*embedding)) << delay_ms;
+    EXPECT_EQ(std::get<CallError>(*embedding).kind, CallErrorKind::kCancelled);
+  }
+
+  // No delay: fired after the call was made, before its turn came.
+  EventLoop loop;
+  auto client = testing::client(loop);
+  CancelSignal signal;
+  ChatRequest request = request_for(choice_task(1), "a1");
+  request.cancel = &signal;
+  std::optional<ChatResult> chat;
+  std::optional<EmbeddingResult> embedding;
+  auto ask = [&]() -> Async<void> { chat = co_await client->chat(request); };
+  auto embed = [&]() -> Async<void> {
+    EmbeddingRequest embedding_request;
+    embedding_request.inputs = {"Answer: A"};
+    embedding_request.cancel = &signal;
+    embedding = co_await client->embed(embedding_request);
+  };
+  loop.spawn(ask());
+  loop.spawn(embed());
+  signal.fire("late");
+  loop.run();
+  ASSERT_TRUE(chat && std::holds_alternative<CallError>(*chat));
+  EXPECT_EQ(std::get<CallError>(*chat).message, "the call was stopped: late");
+  ASSERT_TRUE(embedding && std::holds_alternative<CallError>(*embedding));
+  EXPECT_EQ(std::get<CallError>(*embedding).message, "the call was stopped: late");
+}
+
+TEST(SimulatorTest, ASignalThatNeverFiresChangesNoReply) {
+  for (const double delay_ms : {0.0, 5.0}) {
+    EventLoop loop;
+    auto made = make_simulator_client(loop, default_simulator_params(), "default", delay_ms);
+    ASSERT_TRUE(made.ok());
+    CancelSignal signal;
+    const ChatRequest plain = request_for(choice_task(1), "a1");
+    ChatRequest watched = plain;
+    watched.cancel = &signal;
+    const auto replies = run_all(**made, loop, {plain, watched});
+    EXPECT_FALSE(replies[0].text.empty());
+    EXPECT_EQ(replies[1].text, replies[0].text) << delay_ms;
+    EXPECT_EQ(replies[1].usage.completion_tokens, replies[0].usage.completion_tokens);
+    EXPECT_DOUBLE_EQ(replies[1].latency_ms, delay_ms);
+    EXPECT_EQ(signal.subscribers(), 0u);
+  }
+}
+
 std::shared_ptr<const Task> number_task(int index) {
   auto task = std::make_shared<Task>();
   task->id = "number-" + std::to_string(index);

@@ -1,12 +1,14 @@
 // Debate (the per-debate context every protocol runs on) and run_debate (the one place a
-// DebateHalt is caught). The budget rule, the re-ask rule and transcript recording live here
-// so that no protocol can forget them.
+// DebateHalt is caught). The budget rule, the re-ask rule, transcript recording, the debate's
+// cancel signal and deadline, and the progress hook live here so that no protocol can forget them.
 #include <algorithm>
 #include <chrono>
 #include <coroutine>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -45,6 +47,14 @@ bool is_prefix(const std::vector<ChatMessage>& prefix, const std::vector<ChatMes
     if (&a.content.str() != &b.content.str() && a.content.str() != b.content.str()) return false;
   }
   return true;
+}
+
+// Why a deadline `left` after the debate's start stopped it.
+std::string deadline_reason(EventLoop::Clock::duration left) {
+  const double seconds = std::chrono::duration<double>(left).count();
+  if (seconds <= 0.0) return "deadline passed before the debate started";
+  if (seconds < 1.0) return fmt::format("deadline of {:.3f} s reached", seconds);
+  return fmt::format("deadline of {:.1f} s reached", seconds);
 }
 
 // The loop a debate's replies are handed over on; a setup without one is a programming error.
@@ -158,6 +168,32 @@ class Debate::Batch {
   std::exception_ptr failure_;
 };
 
+// What stops a debate before its protocol ends: DebateSetup::cancel or the deadline. `signal`
+// is what every request carries; `halt` is what the debate then throws. Shared with the
+// deadline's watcher, which may resume after the Debate is gone and then only reads `ended`.
+struct Debate::Stop {
+  CancelSignal signal;
+  std::optional<DebateHalt> halt;  // set once, when `signal` fires
+  CancelSignal ended;              // fired when the debate ends: the watcher stops waiting
+  CancelSignal::Subscription on_cancel;  // to DebateSetup::cancel, reset when the debate ends
+
+  void fire(DebateHalt why) {
+    if (halt) return;
+    halt = std::move(why);
+    signal.fire(halt->reason);
+  }
+
+  // Sleeps until `deadline` unless the debate ends first (then it neither keeps the loop
+  // waiting nor touches the debate), and stops the debate when the deadline is reached.
+  static Async<void> watch(EventLoop& loop, std::shared_ptr<Stop> stop, EventLoop::Clock::time_point deadline,
+                           std::string reason) {
+    const bool reached = co_await loop.sleep_until(deadline, &stop->ended);
+    // A cancelled loop releases every timer at once: the run was stopped, not the deadline reached.
+    if (!reached || stop->ended.fired() || loop.cancelled()) co_return;
+    stop->fire(DebateHalt{DebateStatus::kBudget, std::move(reason), std::nullopt});
+  }
+};
+
 Debate::Debate(DebateSetup setup)
     : setup_(std::move(setup)),
       issue_order_(loop_of(setup_)),
@@ -172,9 +208,44 @@ Debate::Debate(DebateSetup setup)
   transcript_.gold = setup_.task->answer;
   transcript_.answer_type = setup_.task->answer_type;
   transcript_.tolerance = setup_.task->tolerance;
+  if (setup_.cancel == nullptr && !setup_.deadline) return;
+  stop_ = std::make_shared<Stop>();
+  if (CancelSignal* cancel = setup_.cancel; cancel != nullptr) {
+    // Runs at once when the signal has fired already: the debate then issues no call.
+    stop_->on_cancel = cancel->subscribe([stop = stop_.get(), cancel] {
+      stop->fire(DebateHalt{DebateStatus::kCancelled, cancel->reason(), std::nullopt});
+    });
+  }
+  if (setup_.deadline) {
+    EventLoop& loop = *setup_.loop;
+    const EventLoop::Clock::time_point deadline = *setup_.deadline;
+    const EventLoop::Clock::duration left = deadline - EventLoop::Clock::now();
+    std::string reason = deadline_reason(left);
+    if (left <= EventLoop::Clock::duration::zero()) {
+      stop_->fire(DebateHalt{DebateStatus::kBudget, std::move(reason), std::nullopt});
+    } else {
+      loop.spawn(Stop::watch(loop, stop_, deadline, std::move(reason)));
+    }
+  }
 }
 
-Debate::~Debate() = default;
+Debate::~Debate() {
+  if (!stop_) return;
+  stop_->on_cancel.reset();           // DebateSetup::cancel may be gone once the debate is
+  stop_->ended.fire("debate ended");  // the watcher, if any, resumes on a later turn and ends
+}
+
+CancelSignal* Debate::stop_signal() const { return stop_ ? &stop_->signal : nullptr; }
+
+void Debate::halt_if_stopped(Batch* batch) {
+  if (!stop_ || !stop_->halt) return;
+  if (batch != nullptr) batch->withdraw();
+  throw *stop_->halt;
+}
+
+void Debate::report(DebateProgress::Kind kind, std::size_t index) const noexcept {
+  if (setup_.on_progress) setup_.on_progress(transcript_, DebateProgress{kind, index});
+}
 
 std::vector<Agent> Debate::agents(std::size_t count) {
   std::vector<Agent> out;
@@ -249,6 +320,7 @@ void Debate::note_shared_roles() {
 
 void Debate::event(int round, std::string kind, std::string detail) {
   transcript_.events.push_back(EventRecord{round, std::move(kind), std::move(detail)});
+  report(DebateProgress::Kind::kEvent, transcript_.events.size() - 1);
 }
 
 void Debate::remember(const std::string& agent_name, const Answer& answer) {
@@ -267,6 +339,9 @@ void Debate::fail_call(std::size_t slot, const CallError& error, std::int64_t re
   MessageRecord& record = transcript_.messages[slot];
   record.attempts = error.attempts;
   record.error = fmt::format("{}: {}", call_error_kind_name(error.kind), error.message);
+  report(DebateProgress::Kind::kCall, slot);
+  // A call the debate's own stop cut short ends the debate as the stop says.
+  if (stop_ && stop_->halt) throw *stop_->halt;
   const std::string reason = fmt::format("{} failed after {} attempt(s): {}", what, error.attempts, *record.error);
   throw DebateHalt{error.kind == CallErrorKind::kCancelled ? DebateStatus::kCancelled : DebateStatus::kFailed, reason};
 }
@@ -277,6 +352,7 @@ void Debate::fail_call(std::size_t slot, const CallError& error, std::int64_t re
 // on the stack instead.
 Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>& messages, const TurnInfo& info,
                              const std::string& turn, std::optional<std::size_t> repeats, Batch* batch) {
+  halt_if_stopped(batch);
   ChatRequest request;
   request.model = agent.model;
   request.messages.reserve(messages.size() + 1);
@@ -297,6 +373,7 @@ Debate::Issued Debate::issue(const Agent& agent, const std::vector<ChatMessage>&
   request.note.contentiousness = info.contentiousness;
   request.note.evidence = info.evidence;
   request.note.compromised = agent.compromised;
+  request.cancel = stop_signal();
   for (const auto& [name, latest] : latest_) {
     if (name == agent.name) request.note.own_previous = latest.value;
   }
@@ -352,7 +429,7 @@ void Debate::record_prompt(MessageRecord& record, const std::vector<ChatMessage>
 }
 
 Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const std::string& turn, bool parse,
-                              std::size_t slot, std::int64_t reservation, ChatResult result) {
+                              std::size_t slot, std::int64_t reservation, ChatResult result, bool report_reply) {
   if (auto* error = std::get_if<CallError>(&result)) {
     fail_call(slot, *error, reservation, fmt::format("{}'s {} call in round {}", agent.name, turn, info.round));
   }
@@ -377,6 +454,7 @@ Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const st
     record.min_token_logprob = response.logprobs->min_token_logprob;
     record.perplexity = response.logprobs->perplexity;
   }
+  if (report_reply) report(DebateProgress::Kind::kCall, slot);
   if (budget_remaining_ && *budget_remaining_ < 0) {
     // Only possible when a server's tokenizer counts more than the reservation assumed.
     event(info.round, "budget_overrun", fmt::format("{} tokens over budget", -*budget_remaining_));
@@ -386,15 +464,16 @@ Debate::Call Debate::complete(const Agent& agent, const TurnInfo& info, const st
 
 Async<Debate::Call> Debate::call(const Agent& agent, const std::vector<ChatMessage>& messages,
                                  const TurnInfo& info, const std::string& turn, bool parse,
-                                 std::optional<std::size_t> repeats, Batch* batch) {
+                                 std::optional<std::size_t> repeats, Batch* batch, bool report_reply) {
   Issued issued = issue(agent, messages, info, turn, repeats, batch);
   ChatResult result = co_await issue_order_.run(std::move(issued.reply));
-  co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result));
+  co_return complete(agent, info, turn, parse, issued.slot, issued.reservation, std::move(result), report_reply);
 }
 
 Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> texts, int round, std::string about,
                                                       std::string kind) {
   const Embedder& embedder = setup_.embedder.value();
+  halt_if_stopped(nullptr);
   std::int64_t reservation = 0;
   if (budget_remaining_) {
     for (const auto& text : texts) reservation += reserved_text_tokens(text);
@@ -413,6 +492,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   request.note.agent = embedder.name;
   request.note.round = round;
   request.note.turn = std::move(kind);
+  request.cancel = stop_signal();
   const std::size_t inputs = request.inputs.size();
 
   const std::size_t slot = transcript_.messages.size();
@@ -439,6 +519,7 @@ Async<std::vector<std::vector<double>>> Debate::embed(std::vector<std::string> t
   record.latency_ms = response.latency_ms;
   record.attempts = response.attempts;
   transcript_.messages[slot] = std::move(record);
+  report(DebateProgress::Kind::kCall, slot);
   if (response.vectors.size() != inputs) {
     // The clients check this; a backend breaking it is a bug worth a clear halt, not a crash.
     throw DebateHalt{DebateStatus::kFailed, fmt::format("embedding call ({}) returned {} vectors for {} texts", about,
@@ -547,13 +628,16 @@ Async<Turn> Debate::ask_best_of(const Agent& agent, std::vector<ChatMessage> mes
 
 Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<ChatMessage> messages, TurnInfo info,
                                               StructuredAsk ask) {
-  Call reply = co_await call(agent, messages, info, info.turn, false, std::nullopt);
+  // With an answer to read, a reply's record is complete only once it is known to be the last.
+  const bool report_replies = !ask.answer;
+  Call reply = co_await call(agent, messages, info, info.turn, false, std::nullopt, nullptr, report_replies);
   const std::size_t first_call = reply.slot;
   std::string problem = ask.check(reply.response.text);
   for (int reask = 0; reask < ask.reasks && !problem.empty(); ++reask) {
+    if (!report_replies) report(DebateProgress::Kind::kCall, reply.slot);  // re-asked: not the last
     messages.push_back(ChatMessage{"assistant", reply.response.text});
     messages.push_back(ChatMessage{"user", "Your reply could not be used: " + problem + ". " + ask.format_reminder});
-    reply = co_await call(agent, messages, info, info.turn + "_reask", false, first_call);
+    reply = co_await call(agent, messages, info, info.turn + "_reask", false, first_call, nullptr, report_replies);
     problem = ask.check(reply.response.text);
   }
   Answer answer;
@@ -563,6 +647,7 @@ Async<StructuredReply> Debate::ask_structured(const Agent& agent, std::vector<Ch
     record.answer = answer.value;
     record.confidence = answer.confidence;
     remember(agent.name, answer);
+    report(DebateProgress::Kind::kCall, reply.slot);
   }
   co_return StructuredReply{std::move(reply.response.text), std::move(problem), std::move(answer)};
 }
@@ -577,20 +662,22 @@ Async<Transcript> run_debate(const Protocol& protocol, DebateSetup setup) {
   } catch (DebateHalt& h) {
     halt = std::move(h);
   }
+  if (halt && halt->status == DebateStatus::kBudget) {
+    // A debate stopped by its budget (or deadline) answers with the protocol's own answer at
+    // the halt, else with the vote over what it has so far.
+    if (halt->answer) {
+      final_answer = halt->answer;
+    } else {
+      std::vector<Answer> latest;
+      for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);
+      final_answer = majority_vote(latest, debate.task().answer_type).winner;
+    }
+    debate.event(0, "budget", halt->reason);
+  }
   Transcript transcript = std::move(debate.transcript());
   if (halt) {
     transcript.status = halt->status;
     transcript.status_reason = halt->reason;
-    if (halt->status == DebateStatus::kBudget && halt->answer) {
-      final_answer = halt->answer;  // the protocol's own answer at the halt
-      transcript.events.push_back({0, "budget", halt->reason});
-    } else if (halt->status == DebateStatus::kBudget) {
-      // A debate stopped by its budget answers with the vote over what it has so far.
-      std::vector<Answer> latest;
-      for (const auto& [name, answer] : debate.latest_answers()) latest.push_back(answer);
-      final_answer = majority_vote(latest, debate.task().answer_type).winner;
-      transcript.events.push_back({0, "budget", halt->reason});
-    }
   }
   transcript.final_answer = final_answer;
   transcript.correct = final_answer && answers_match(debate.task(), *final_answer);

@@ -22,6 +22,7 @@ Async<std::vector<ChatResult>> RecordingSimulator::chat_n(ChatRequest request, i
   for (int i = 0; i < n; ++i) {
     request.note.sample = first + i;
     keys.push_back(cache_key(request));
+    cancels.push_back(request.cancel);
     ChatResponse response = sim::simulate_reply(params_, params_.profiles.at("default"), request);
     chats.push_back(Exchange{request, response.text});
     results.emplace_back(std::move(response));
@@ -32,6 +33,7 @@ Async<std::vector<ChatResult>> RecordingSimulator::chat_n(ChatRequest request, i
 
 Async<ChatResult> RecordingSimulator::chat(ChatRequest request) {
   keys.push_back(cache_key(request));
+  cancels.push_back(request.cancel);
   ChatResponse response = sim::simulate_reply(params_, params_.profiles.at("default"), request);
   chats.push_back(Exchange{std::move(request), response.text});
   co_await complete();
@@ -40,6 +42,7 @@ Async<ChatResult> RecordingSimulator::chat(ChatRequest request) {
 
 Async<EmbeddingResult> RecordingSimulator::embed(EmbeddingRequest request) {
   keys.push_back(embedding_cache_key(request));
+  cancels.push_back(request.cancel);
   EmbeddingResponse response;
   for (const auto& text : request.inputs) {
     response.vectors.push_back(sim::simulate_embedding(request.note.task.get(), text));
@@ -97,6 +100,9 @@ Transcript run_on(LlmClient& client, EventLoop& loop, const ProtocolInfo& info, 
   setup.best_of_jitter = setting.best_of_jitter;
   setup.attack.count = setting.compromised;
   if (info.uses_embeddings) setup.embedder = Embedder{"e", &client, "em"};
+  setup.cancel = setting.cancel;
+  setup.deadline = setting.deadline;
+  setup.on_progress = setting.on_progress;
   Transcript transcript;
   auto body = [&]() -> Async<void> { transcript = co_await run_debate(protocol, std::move(setup)); };
   loop.spawn(body());

@@ -5,6 +5,7 @@
 // and benchmarks; parley itself does not use it. Single-threaded, like the debates it runs.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,7 @@ class RecordingSimulator final : public LlmClient {
 
   std::vector<std::string> keys;  // the cache key of every call, chats and embeddings
   std::vector<Exchange> chats;    // every chat call with its reply (each sample of a batch)
+  std::vector<const CancelSignal*> cancels;  // the signal every call carried, chats and embeddings
   int batched_calls = 0;          // chat_n calls answered at once
 
  private:
@@ -70,6 +72,10 @@ struct RunSetting {
   std::optional<std::int64_t> budget;  // per-debate token budget
   double best_of_jitter = kPaperBestOfJitter;
   int compromised = 0;  // the last m seats are compromised (AttackSetup::count)
+  // DebateSetup's cancel signal, deadline and progress hook (none by default).
+  CancelSignal* cancel = nullptr;
+  std::optional<EventLoop::Clock::time_point> deadline;
+  std::function<void(const Transcript&, const DebateProgress&)> on_progress;
 };
 
 // Runs `protocol` (registered as `info`, configured with `params`) on `task` to the end, with

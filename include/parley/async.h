@@ -471,40 +471,113 @@ class IssueOrder {
   std::vector<Waiting> waiting_;
 };
 
-// Counting semaphore for coroutines (per-endpoint concurrency limits).
+// Counting semaphore for coroutines (per-endpoint concurrency limits). Permits go to waiters in
+// the order they began to wait: a released permit passes straight to the first waiter, which
+// resumes through the loop. A waiter whose CancelSignal fires leaves the queue (acquire with a
+// signal), so a call whose debate was given up never takes a permit from the calls behind it.
 class AsyncSemaphore {
+  // A waiter in the queue: lives in the awaiting coroutine's frame while it is suspended.
+  struct Waiter {
+    std::coroutine_handle<> handle;
+    Waiter* previous = nullptr;
+    Waiter* next = nullptr;
+    bool queued = false;
+    bool granted = false;  // a permit was handed to it (or taken at once)
+  };
+
  public:
   explicit AsyncSemaphore(std::size_t permits) : permits_(permits) {}
-  auto acquire() {
-    struct Ready {
-      AsyncSemaphore* sem;
-      bool await_ready() noexcept {
-        if (sem->permits_ > 0 && sem->waiters_.empty()) {
-          --sem->permits_;
-          return true;
-        }
+  AsyncSemaphore(const AsyncSemaphore&) = delete;
+  AsyncSemaphore& operator=(const AsyncSemaphore&) = delete;
+
+  // Awaitable: co_await yields true when the caller holds a permit, false when `*cancel` fired
+  // first (at once, taking nothing, when it had fired already). A waiter the signal ends leaves
+  // the queue; a permit handed to it before it resumed is passed on (release), so a false never
+  // holds a permit and never loses one. A null signal: only true, as acquire().
+  class Acquire {
+   public:
+    Acquire(AsyncSemaphore* semaphore, EventLoop* loop, CancelSignal* cancel)
+        : semaphore_(semaphore), loop_(loop), cancel_(cancel) {}
+    Acquire(const Acquire&) = delete;
+    Acquire& operator=(const Acquire&) = delete;
+    ~Acquire() {
+      if (waiter_.queued) semaphore_->unlink(waiter_);  // its frame destroyed while it waited
+    }
+
+    bool await_ready() {
+      if (cancel_ != nullptr && cancel_->fired()) return true;
+      if (semaphore_->permits_ == 0 || semaphore_->first_ != nullptr) return false;
+      --semaphore_->permits_;
+      waiter_.granted = true;
+      return true;
+    }
+    void await_suspend(std::coroutine_handle<> handle) {
+      waiter_.handle = handle;
+      semaphore_->enqueue(waiter_);
+      if (cancel_ == nullptr) return;
+      subscription_ = cancel_->subscribe([this] {
+        if (!waiter_.queued) return;  // granted already: await_resume passes the permit on
+        semaphore_->unlink(waiter_);
+        loop_->post(waiter_.handle);
+      });
+    }
+    bool await_resume() {
+      subscription_.reset();
+      if (waiter_.granted && cancel_ != nullptr && cancel_->fired()) {
+        semaphore_->release(*loop_);
         return false;
       }
-      void await_suspend(std::coroutine_handle<> h) { sem->waiters_.push_back(h); }
-      void await_resume() const noexcept {}
-    };
-    return Ready{this};
-  }
+      return waiter_.granted;
+    }
+
+   private:
+    AsyncSemaphore* semaphore_;
+    EventLoop* loop_;
+    CancelSignal* cancel_;
+    Waiter waiter_;
+    CancelSignal::Subscription subscription_;
+  };
+
+  // Awaitable: waits for a permit (co_await yields true).
+  Acquire acquire() { return Acquire(this, nullptr, nullptr); }
+  // Awaitable: waits for a permit unless `*cancel` fires first (see Acquire).
+  Acquire acquire(EventLoop& loop, CancelSignal* cancel) { return Acquire(this, &loop, cancel); }
+
   // Hands the permit to the first waiter (resumed through the loop), or returns it.
   void release(EventLoop& loop) {
-    if (!waiters_.empty()) {
-      auto h = waiters_.front();
-      waiters_.pop_front();
-      loop.post(h);
-    } else {
+    Waiter* first = first_;
+    if (first == nullptr) {
       ++permits_;
+      return;
     }
+    unlink(*first);
+    first->granted = true;
+    loop.post(first->handle);
   }
-  std::size_t waiting() const { return waiters_.size(); }
+  std::size_t waiting() const { return waiting_; }
+  std::size_t available() const { return permits_; }
 
  private:
+  void enqueue(Waiter& waiter) {
+    waiter.previous = last_;
+    waiter.next = nullptr;
+    (last_ != nullptr ? last_->next : first_) = &waiter;
+    last_ = &waiter;
+    waiter.queued = true;
+    ++waiting_;
+  }
+  void unlink(Waiter& waiter) {
+    (waiter.previous != nullptr ? waiter.previous->next : first_) = waiter.next;
+    (waiter.next != nullptr ? waiter.next->previous : last_) = waiter.previous;
+    waiter.previous = waiter.next = nullptr;
+    waiter.queued = false;
+    --waiting_;
+  }
+
   std::size_t permits_;
-  std::deque<std::coroutine_handle<>> waiters_;
+  std::size_t waiting_ = 0;
+  Waiter* first_ = nullptr;  // the queue, first come first
+  Waiter* last_ = nullptr;
 };
 
 }  // namespace parley

@@ -208,6 +208,89 @@ TEST(AsyncSemaphore, LimitsConcurrency) {
   EXPECT_EQ(inside, 0);
 }
 
+// Holders of one permit: each takes it (or leaves the queue when its signal fires), then keeps
+// it until its own `done` fires. `order` says who got it, in order ("-name": left the queue).
+struct SemaphoreScene {
+  EventLoop loop;
+  AsyncSemaphore semaphore{1};
+  std::vector<std::string> order;
+
+  // `name` is a literal: a std::string prvalue argument would be copied bitwise by g++ 12.
+  Async<void> holder(const char* name, CancelSignal* cancel, CancelSignal* done) {
+    const bool granted = co_await semaphore.acquire(loop, cancel);
+    order.push_back(granted ? std::string(name) : "-" + std::string(name));
+    if (!granted) co_return;
+    co_await loop.sleep_for(std::chrono::hours(1), done);
+    semaphore.release(loop);
+  }
+};
+
+TEST(AsyncSemaphore, AWaiterWhoseSignalFiresLeavesTheQueueAndTheOthersKeepTheirOrder) {
+  SemaphoreScene scene;
+  CancelSignal b_gone, a_done, c_done;
+  auto driver = [&]() -> Async<void> {
+    co_await scene.loop.yield();
+    EXPECT_EQ(scene.semaphore.waiting(), 2u);
+    b_gone.fire("client gone");
+    EXPECT_EQ(scene.semaphore.waiting(), 1u);  // out of the queue at once
+    co_await scene.loop.yield();
+    EXPECT_EQ(scene.order, (std::vector<std::string>{"a", "-b"}));
+    a_done.fire();
+    co_await scene.loop.yield();
+    co_await scene.loop.yield();
+    EXPECT_EQ(scene.order, (std::vector<std::string>{"a", "-b", "c"}));
+    c_done.fire();
+  };
+  scene.loop.spawn(scene.holder("a", nullptr, &a_done));
+  scene.loop.spawn(scene.holder("b", &b_gone, nullptr));
+  scene.loop.spawn(scene.holder("c", nullptr, &c_done));
+  scene.loop.spawn(driver());
+  scene.loop.run();
+  EXPECT_EQ(scene.order, (std::vector<std::string>{"a", "-b", "c"}));
+  EXPECT_EQ(scene.semaphore.available(), 1u);
+  EXPECT_EQ(scene.semaphore.waiting(), 0u);
+  EXPECT_EQ(b_gone.subscribers(), 0u);
+}
+
+TEST(AsyncSemaphore, AnAlreadyFiredSignalTakesNoPermitEvenAFreeOne) {
+  EventLoop loop;
+  AsyncSemaphore semaphore(1);
+  CancelSignal fired;
+  fired.fire();
+  std::optional<bool> granted;
+  auto caller = [&]() -> Async<void> { granted = co_await semaphore.acquire(loop, &fired); };
+  loop.spawn(caller());
+  loop.run();
+  EXPECT_EQ(granted, false);
+  EXPECT_EQ(semaphore.available(), 1u);
+}
+
+// The permit was handed over (the waiter is posted) when the signal fires: the waiter does not
+// keep it, and it passes on to the next in line rather than being lost.
+TEST(AsyncSemaphore, APermitHandedToAWaiterWhoseSignalFiresBeforeItResumesPassesOn) {
+  SemaphoreScene scene;
+  CancelSignal b_gone, a_done, c_done;
+  auto driver = [&]() -> Async<void> {
+    co_await scene.loop.yield();
+    a_done.fire();                // "a" resumes next and hands its permit to "b"
+    co_await scene.loop.yield();  // "a" ran: "b" is posted, holding the permit
+    EXPECT_EQ(scene.semaphore.waiting(), 1u);
+    b_gone.fire();
+    co_await scene.loop.yield();
+    co_await scene.loop.yield();
+    EXPECT_EQ(scene.order, (std::vector<std::string>{"a", "-b", "c"}));
+    EXPECT_EQ(scene.semaphore.available(), 0u);
+    c_done.fire();
+  };
+  scene.loop.spawn(scene.holder("a", nullptr, &a_done));
+  scene.loop.spawn(scene.holder("b", &b_gone, nullptr));
+  scene.loop.spawn(scene.holder("c", nullptr, &c_done));
+  scene.loop.spawn(driver());
+  scene.loop.run();
+  EXPECT_EQ(scene.order, (std::vector<std::string>{"a", "-b", "c"}));
+  EXPECT_EQ(scene.semaphore.available(), 1u);
+}
+
 TEST(EventLoop, ManyCoroutinesDoNotOverflowTheStack) {
   EventLoop loop;
   int done = 0;

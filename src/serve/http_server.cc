@@ -450,8 +450,6 @@ std::string ServerCore::error_response(int status, std::string_view message, boo
 void ServerCore::fail_request(Connection& c, int status, std::string_view message) {
   c.parser.reset();
   c.input.clear();
-  c.header_done = false;
-  c.close_after = true;
   queue(c, error_response(status, message, /*close=*/true, 11));
   begin_closing(c);
 }
@@ -608,7 +606,6 @@ void ServerCore::reject(int fd) {
   }
   Connection* c = open(fd, "", /*counted=*/false);
   if (c == nullptr) return;
-  c->close_after = true;
   queue(*c, std::move(answer));
   begin_closing(*c);
 }

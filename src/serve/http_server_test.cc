@@ -209,6 +209,29 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(server_->stats().accepted, 1u);
 }
 
+// Far more pipelined requests than one read takes: still one at a time, in order.
+TEST_F(HttpServerTest, ManyPipelinedRequestsInOneWriteAreAnsweredOneAtATime) {
+  constexpr int kRequests = 2000;  // ~70 KiB: more than one 64 KiB read
+  int handling = 0, most_at_once = 0;
+  start([&](Exchange& exchange) -> Async<void> {
+    most_at_once = std::max(most_at_once, ++handling);
+    co_await loop_.yield();
+    --handling;
+    co_await echo(exchange);
+  });
+  run([](std::uint16_t port) {
+    std::string all;
+    for (int i = 0; i < kRequests; ++i) all += get("/" + std::to_string(i), "X-Pad: 0123456789\r\n");
+    ASSERT_GT(all.size(), 64u * 1024);
+    Client client(port);
+    ASSERT_TRUE(client.send(all));
+    for (int i = 0; i < kRequests; ++i)
+      ASSERT_EQ(client.read_response().body, "GET /" + std::to_string(i) + " ");
+  });
+  EXPECT_EQ(most_at_once, 1);
+  EXPECT_EQ(server_->stats().requests, static_cast<std::uint64_t>(kRequests));
+}
+
 TEST_F(HttpServerTest, AChunkedRequestBodyIsJoined) {
   std::string trailer_seen;
   start(echo);
@@ -272,6 +295,48 @@ TEST_F(HttpServerTest, MalformedRequestsGet400AndTheConnectionCloses) {
     }
   });
   EXPECT_EQ(server_->stats().requests, 0u);
+}
+
+// After a malformed request nothing more is read as a request, however much follows it.
+TEST_F(HttpServerTest, NothingAfterAMalformedRequestIsAnswered) {
+  start(echo);
+  run([](std::uint16_t port) {
+    std::string all = "GARBAGE\r\n\r\n";
+    while (all.size() < 200 * 1024) all += get("/after");
+    Client client(port);
+    ASSERT_TRUE(client.send(all));
+    EXPECT_EQ(client.read_response().status, 400);
+    std::string rest;
+    EXPECT_TRUE(client.closed_by_peer(&rest));
+    EXPECT_EQ(rest, "");
+  });
+  EXPECT_EQ(server_->stats().requests, 0u);
+}
+
+// A client that keeps its end open after the server closed its own is dropped after a short
+// linger (at most idle_timeout), not kept.
+TEST_F(HttpServerTest, AClosedConnectionLingersBriefly) {
+  HttpLimits limits;
+  limits.idle_timeout = 300ms;
+  start(echo, limits);
+  std::atomic<bool> answered{false}, checked{false};
+  std::size_t open_after = 99;
+  auto sampler = [&]() -> Async<void> {
+    co_await until(loop_, answered);
+    co_await loop_.sleep_for(800ms);
+    open_after = server_->stats().open_connections;
+    checked = true;
+  };
+  loop_.spawn(sampler());
+  run([&](std::uint16_t port) {
+    Client client(port);
+    ASSERT_TRUE(client.send("GARBAGE\r\n\r\n"));
+    EXPECT_EQ(client.read_response().status, 400);
+    EXPECT_TRUE(client.closed_by_peer());  // the server's FIN; the client keeps its socket open
+    answered = true;
+    while (!checked) std::this_thread::sleep_for(1ms);
+  });
+  EXPECT_EQ(open_after, 0u);
 }
 
 TEST_F(HttpServerTest, TooLargeBodiesGet413AndTooLargeHeadersGet431) {
@@ -524,6 +589,49 @@ TEST_F(HttpServerTest, ADisconnectMidHandlerFiresDisconnected) {
   EXPECT_EQ(server_->stats().open_connections, 0u);
 }
 
+// A reset while the server writes a stream: the write fails, the exchange hears why, and the
+// server carries on.
+TEST_F(HttpServerTest, AResetWhileStreamingEndsTheExchangeAndTheServerLivesOn) {
+  HttpLimits limits;
+  limits.max_pending_output = 64 * 1024;
+  std::string reason;
+  int writes_after_gone = 0;
+  start(
+      [&](Exchange& exchange) -> Async<void> {
+        if (exchange.request().target != "/stream") co_return co_await echo(exchange);
+        Headers headers;
+        co_await exchange.begin_stream(200, headers);
+        while (!exchange.peer_gone()) {
+          std::string data(64 * 1024, 'r');
+          co_await exchange.write(std::move(data));
+        }
+        reason = exchange.disconnected().reason();
+        for (; writes_after_gone < 100; ++writes_after_gone) {
+          std::string data(64 * 1024, 'r');
+          co_await exchange.write(std::move(data));
+        }
+        co_await exchange.end_stream();
+      },
+      limits);
+  run([](std::uint16_t port) {
+    {
+      Client client(port, AF_INET, 64 * 1024);
+      ASSERT_TRUE(client.send(get("/stream")));
+      EXPECT_NE(client.read_head(), "");
+      for (int i = 0; i < 4; ++i) EXPECT_TRUE(client.read_chunk().has_value());
+      client.reset();
+    }
+    std::this_thread::sleep_for(50ms);
+    Client next(port);
+    ASSERT_TRUE(next.send(get("/after")));
+    EXPECT_EQ(next.read_response().body, "GET /after ");
+  });
+  EXPECT_EQ(reason, "the client reset the connection");
+  EXPECT_EQ(writes_after_gone, 100);
+  EXPECT_EQ(server_->stats().open_connections, 0u);
+  EXPECT_EQ(server_->stats().accepted, 2u);
+}
+
 // A client that does not read: write() suspends once max_pending_output is unsent, and resumes as
 // the client reads.
 TEST_F(HttpServerTest, WriteSuspendsWhileTheClientDoesNotRead) {
@@ -650,7 +758,7 @@ TEST_F(HttpServerTest, StopClosesIdleConnectionsAndLetsRequestsInFlightFinish) {
 
 // A response still on its way when the server stops (its handler ended) is sent to the end.
 TEST_F(HttpServerTest, StopLetsAResponseOnItsWayFinish) {
-  static constexpr std::size_t kBytes = 2 << 20;
+  static constexpr std::size_t kBytes = 16 << 20;  // more than the kernel's buffers take
   std::atomic<bool> answered{false};
   start([&](Exchange& exchange) -> Async<void> {
     Headers headers;
@@ -667,7 +775,7 @@ TEST_F(HttpServerTest, StopLetsAResponseOnItsWayFinish) {
   run([](std::uint16_t port) {
     Client client(port, AF_INET, 64 * 1024);
     ASSERT_TRUE(client.send(get("/large")));
-    client.read_slowly(256 * 1024, 20ms);
+    client.read_slowly(1 << 20, 20ms);
     EXPECT_EQ(client.read_response().body.size(), kBytes);
     EXPECT_TRUE(client.closed_by_peer());
   });

@@ -52,6 +52,11 @@ struct HttpRequest {
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds connect_timeout{10000};
   std::size_t max_response_bytes = std::size_t{64} << 20;  // a longer body is abandoned (kTooLarge)
+  // Aborts this transfer when fired: its connection is closed (never pooled: the server sees the
+  // client go, as a gateway's backend must when the gateway's client went away) and post()
+  // completes with kCancelled, failure_message the signal's reason. One already fired: kCancelled
+  // at once, nothing sent. The transport unsubscribes when the transfer ends. Null: none.
+  CancelSignal* cancel = nullptr;
 };
 
 struct HttpResponse {
@@ -61,7 +66,8 @@ struct HttpResponse {
   double elapsed_ms = 0.0;
   // Transport-level failure (no complete response): timeout, connection error, a body longer
   // than max_response_bytes (the transfer is stopped there; body is then empty), or the loop
-  // was cancelled (EventLoop::cancel) before the response was complete.
+  // was cancelled (EventLoop::cancel) or the request's signal fired before the response was
+  // complete.
   enum class Failure { kNone, kTimeout, kConnection, kTooLarge, kCancelled } failure = Failure::kNone;
   std::string failure_message;
   // Times the request was sent again, on a new connection, because the kept-alive connection it

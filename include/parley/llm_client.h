@@ -3,6 +3,8 @@
 // simulator, the record/replay cache wrapping either). Protocols never see which one they use.
 // A client lives on the EventLoop thread; chat(), chat_n() and embed() may be called many times
 // concurrently from coroutines on that thread. Failures after retries come back as CallError values.
+// A request's CancelSignal (ChatRequest::cancel, EmbeddingRequest::cancel) ends its call wherever
+// it waits, with a kCancelled CallError that is never retried; one already fired ends it at once.
 
 #include <chrono>
 #include <filesystem>
@@ -138,10 +140,16 @@ bool is_sendable_api_key(std::string_view key);
 // credentials of a base_url with user information (see Redactor). Throws std::invalid_argument
 // for a key that is not sendable (the runner refuses it first).
 // A reply longer than max_reply_bytes fails the call (kTooLarge).
-// chat_n probes the endpoint once: its first call sends "n" (later ones wait for the answer).
-// A server that rejects "n" (an HTTP error naming n, or any 4xx but 408 and 429 to that first
-// call) or answers with fewer choices is asked one request per remaining sample from then on;
-// nothing is asked twice, and a choice it did return is kept.
+// Cancelling (the request's signal): a call waiting for one of the endpoint's max_concurrency
+// permits leaves the queue, a transfer in flight is aborted (its connection closed, so the
+// server sees the client go), a back-off before a retry ends; the call returns kCancelled with
+// the signal's reason and the requests sent so far as attempts (0 when none was).
+// chat_n probes the endpoint once: its first call sends "n" (later ones wait for the answer, or
+// their signal). A server that rejects "n" (an error naming n in any HTTP status but 408 and
+// 429; docs/formats.md, "Token counts of one request with n") or answers with fewer choices is
+// asked one request per remaining sample from then on; nothing is asked twice, and a choice it
+// did return is kept. Any other error at the probe is the samples' ordinary error, and the next
+// call with "n" probes again.
 std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& transport,
                                               EndpointOptions options);
 
@@ -150,8 +158,13 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 // Wraps `inner`: a chat or embedding request whose key is in `dir` is answered from disk; a
 // miss is sent to `inner` and a successful response is recorded. Failed calls are not
 // recorded. While a request is in flight to `inner`, an identical one (same key) does not go
-// to `inner` again: it waits and gets the same result, a failure included.
-std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
+// to `inner` again: it waits and gets the same result, a failure included — but not a
+// cancellation that is not its own: the call is made with the first caller's request, and when
+// that caller's signal ends it, a waiter whose own signal has not fired asks again. A waiter
+// whose own signal fires stops waiting (kCancelled) while the call goes on for the others. A
+// request whose signal has fired is answered kCancelled, even from disk. `loop` runs the
+// callers (waiters resume through it).
+std::unique_ptr<LlmClient> make_caching_client(EventLoop& loop, std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
 // A chat key covers the model, messages, sampling, agent, sample index and seed (identical
 // prompts from different agents or samples are different requests). chat_n records and replays

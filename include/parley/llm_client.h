@@ -144,12 +144,16 @@ bool is_sendable_api_key(std::string_view key);
 // permits leaves the queue, a transfer in flight is aborted (its connection closed, so the
 // server sees the client go), a back-off before a retry ends; the call returns kCancelled with
 // the signal's reason and the requests sent so far as attempts (0 when none was).
-// chat_n probes the endpoint once: its first call sends "n" (later ones wait for the answer, or
-// their signal). A server that rejects "n" (an error naming n in any HTTP status but 408 and
-// 429; docs/formats.md, "Token counts of one request with n") or answers with fewer choices is
-// asked one request per remaining sample from then on; nothing is asked twice, and a choice it
-// did return is kept. Any other error at the probe is the samples' ordinary error, and the next
-// call with "n" probes again.
+// The endpoint is probed once for each of "n" and "logprobs", which not every server takes:
+// the first request asking for one is the probe, and later ones wait for its answer (or their
+// signal). A server that refuses it — an error naming it in any HTTP status but 408 and 429
+// (its field, or a message about it: docs/formats.md, "Token counts of one request with n";
+// docs/protocols.md, "Backend capabilities and fallbacks") — is not asked again: chat_n then
+// sends one request per remaining sample (as it does after a reply with fewer choices than
+// asked, whose choices are kept), and a request refused for "logprobs" is sent again at once
+// without it (attempts count both), as every later one is; its reply, like one from a server
+// that takes "logprobs" but returns none, has no logprobs. Any other error at a probe is the
+// call's ordinary error, and the next request probes again.
 std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& transport,
                                               EndpointOptions options);
 

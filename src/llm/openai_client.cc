@@ -1,7 +1,7 @@
 // OpenAiClient: chat completions and embeddings against an OpenAI-compatible endpoint, with
 // retries, a per-endpoint concurrency limit, a request's CancelSignal stopping its call, and the
-// probe that finds out once whether the endpoint takes "n". JSON stays in openai_json; this file
-// is control flow.
+// probes that find out once whether the endpoint takes "n" and "logprobs". JSON stays in
+// openai_json; this file is control flow.
 
 #include <chrono>
 #include <cmath>
@@ -46,7 +46,7 @@ std::string api_key_of(const EndpointOptions& options) {
 }
 
 // Whether a failed request was refused for asking what `names` looks for in the server's error
-// (openai::refuses_n). A timeout or a rate limit is never about it;
+// (openai::refuses_n, openai::refuses_logprobs). A timeout or a rate limit is never about it;
 // any other error is the ordinary error it is (a bad key, a prompt too long), never a sign that
 // the parameter is unsupported.
 bool refused_for(const CallError& error, const HttpResponse& response, bool (*names)(std::string_view)) {
@@ -59,7 +59,12 @@ CallError cancelled_error(const CancelSignal& cancel, int attempts) {
   return CallError{CallErrorKind::kCancelled, 0, http::cancelled_message(cancel), attempts};
 }
 
-// What an endpoint was found to take ("n"): unknown until a request asking for it
+// Counts `attempts` more requests sent for a call: one refused for a parameter, then sent again.
+void add_attempts(ChatResult& result, int attempts) {
+  std::visit([attempts](auto& outcome) { outcome.attempts += attempts; }, result);
+}
+
+// What an endpoint was found to take ("n", "logprobs"): unknown until a request asking for it
 // is answered. The first such request is the probe (begin_probe); requests arriving while it is
 // in flight wait for its answer (wait), so a server that refuses is asked once, not once per call.
 class Capability {
@@ -90,9 +95,10 @@ class Capability {
 };
 using Support = Capability::State;
 
-// What the error to a request refused, as post_with_retries finds it: its "n".
+// What the error to a request refused, as post_with_retries finds it: its "n", its "logprobs".
 struct Refusals {
   bool n = false;
+  bool logprobs = false;
 };
 
 class OpenAiClient final : public LlmClient {
@@ -117,23 +123,30 @@ class OpenAiClient final : public LlmClient {
   // request, so a call queued for a permit holds one frame and no body yet (ten thousand calls
   // in flight and as many waiting made the frames a large part of the heap).
   Async<ChatResult> chat(ChatRequest request) override {
+    if (request.sampling.logprobs) return chat_with_logprobs(std::move(request));
     return post_with_retries<ChatResponse>(chat_url_, std::move(request));
   }
 
   Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
     if (n <= 1) co_return co_await LlmClient::chat_n(std::move(request), n);
     const auto count = static_cast<std::size_t>(n);
-    // Waits out the probe in flight.
-    while (n_support_.probing())
-      if (!co_await n_support_.wait(loop_, request.cancel))
+    // Waits out the probes in flight; a call never holds a probe while it waits for another.
+    while (n_support_.probing() || (request.sampling.logprobs && logprobs_.probing())) {
+      Capability& probe = n_support_.probing() ? n_support_ : logprobs_;
+      if (!co_await probe.wait(loop_, request.cancel))
         co_return std::vector<ChatResult>(count, ChatResult(cancelled_error(*request.cancel, 0)));
+    }
+    // Without "n", one chat() per sample, each asking for log-probabilities as chat() does.
     if (n_support_.unsupported()) co_return co_await LlmClient::chat_n(std::move(request), n);
+    if (logprobs_.unsupported()) request.sampling.logprobs = false;
     const bool probing_n = n_support_.begin_probe();
+    const bool probing_logprobs = request.sampling.logprobs && logprobs_.begin_probe();
     Refusals refused;
     const ChoicesRequest asked{&request, n};
     auto outcome = co_await post_with_retries<Choices>(chat_url_, asked, &refused);
     std::vector<ChatResult> results;
     if (auto* reply = std::get_if<Choices>(&outcome)) {
+      if (probing_logprobs) logprobs_.settle(Support::kSupported);
       for (ChatResponse& choice : reply->choices) {
         choice.latency_ms = reply->latency_ms;
         choice.attempts = reply->attempts;
@@ -146,6 +159,16 @@ class OpenAiClient final : public LlmClient {
       // Fewer choices than asked: the server ignores "n". Those it sent are kept.
     } else {
       const CallError error = std::get<CallError>(outcome);
+      if (refused.logprobs) {
+        // Asked again at once without log-probabilities; "n" is still to be found out.
+        logprobs_.settle(Support::kUnsupported);
+        if (probing_n) n_support_.settle(Support::kUnknown);
+        request.sampling.logprobs = false;
+        results = co_await chat_n(std::move(request), n);
+        for (ChatResult& result : results) add_attempts(result, error.attempts);
+        co_return results;
+      }
+      if (probing_logprobs) logprobs_.settle(Support::kUnknown);  // not an answer about logprobs
       if (!refused.n) {
         if (probing_n) n_support_.settle(Support::kUnknown);  // not an answer about "n": probe again later
         co_return std::vector<ChatResult>(count, ChatResult(error));
@@ -178,12 +201,38 @@ class OpenAiClient final : public LlmClient {
     int n;
   };
 
+  // A chat asking for log-probabilities: sent with them while the endpoint takes them (or may:
+  // the first such request is the probe, which later ones wait for), without them once it
+  // refused them. A request refused for them is sent again at once without them, and the
+  // endpoint remembers; its reply then simply has no logprobs.
+  Async<ChatResult> chat_with_logprobs(ChatRequest request) {
+    while (logprobs_.probing())
+      if (!co_await logprobs_.wait(loop_, request.cancel)) co_return cancelled_error(*request.cancel, 0);
+    if (logprobs_.unsupported()) request.sampling.logprobs = false;
+    const bool probing = request.sampling.logprobs && logprobs_.begin_probe();
+    Refusals refused;
+    const ChatRequest* asked = &request;  // read while each post is awaited, here
+    ChatResult outcome = co_await post_with_retries<ChatResponse>(chat_url_, asked, &refused);
+    if (refused.logprobs) {
+      logprobs_.settle(Support::kUnsupported);
+      const int refused_attempts = std::get<CallError>(outcome).attempts;
+      request.sampling.logprobs = false;
+      outcome = co_await post_with_retries<ChatResponse>(chat_url_, asked);
+      add_attempts(outcome, refused_attempts);
+    } else if (probing) {
+      logprobs_.settle(std::holds_alternative<ChatResponse>(outcome) ? Support::kSupported
+                                                                     : Support::kUnknown);
+    }
+    co_return outcome;
+  }
+
   const std::string& model_of(const std::string& requested) const {
     return requested.empty() ? options_.model : requested;
   }
   std::string body_of(const ChatRequest& request) const {
     return openai::chat_request_body(model_of(request.model), request.messages, request.sampling);
   }
+  std::string body_of(const ChatRequest* request) const { return body_of(*request); }
   std::string body_of(const EmbeddingRequest& request) const {
     return openai::embedding_request_body(model_of(request.model), request.inputs);
   }
@@ -200,14 +249,23 @@ class OpenAiClient final : public LlmClient {
                                                                const ChatRequest& request) {
     return openai::parse_chat_response(reply, request);
   }
+  static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply,
+                                                               const ChatRequest* request) {
+    return openai::parse_chat_response(reply, *request);
+  }
   static std::variant<EmbeddingResponse, openai::BadResponse> parse(std::string_view reply,
                                                                     const EmbeddingRequest& request) {
     return openai::parse_embedding_response(reply, request.inputs);
   }
-  // The request's signal, and whether it asks for "n", which a server may refuse.
+  // The request's signal, and which of the parameters a server may refuse it asks for.
   static CancelSignal* cancel_of(const ChatRequest& request) { return request.cancel; }
+  static CancelSignal* cancel_of(const ChatRequest* request) { return request->cancel; }
   static CancelSignal* cancel_of(const EmbeddingRequest& request) { return request.cancel; }
   static CancelSignal* cancel_of(const ChoicesRequest& asked) { return asked.request->cancel; }
+  static bool asks_logprobs(const ChatRequest& request) { return request.sampling.logprobs; }
+  static bool asks_logprobs(const ChatRequest* request) { return request->sampling.logprobs; }
+  static bool asks_logprobs(const EmbeddingRequest& /*request*/) { return false; }
+  static bool asks_logprobs(const ChoicesRequest& asked) { return asked.request->sampling.logprobs; }
   template <class Request>
   static bool asks_n(const Request& /*request*/) {
     return std::is_same_v<Request, ChoicesRequest>;
@@ -216,7 +274,7 @@ class OpenAiClient final : public LlmClient {
   // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
   // body is parsed into a Response or an openai::BadResponse. The body is written once, when
   // the first permit is held, and sent again as it is on every retry. With `refusals`, an error
-  // refusing the request's "n" (refused_for) is returned at once, not retried, and
+  // refusing the request's "n" or "logprobs" (refused_for) is returned at once, not retried, and
   // says so there. The request's signal ends the call wherever it waits — for a permit (it
   // leaves the queue), on the transport (the connection is closed), in a back-off — with a
   // kCancelled error, never retried.
@@ -252,7 +310,8 @@ class OpenAiClient final : public LlmClient {
       error.attempts = sent;
       if (refusals != nullptr) {
         refusals->n = asks_n(request) && refused_for(error, response, openai::refuses_n);
-        if (refusals->n) co_return std::move(outcome);
+        refusals->logprobs = asks_logprobs(request) && refused_for(error, response, openai::refuses_logprobs);
+        if (refusals->n || refusals->logprobs) co_return std::move(outcome);
       }
       if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
       const auto pause = options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform());
@@ -308,6 +367,7 @@ class OpenAiClient final : public LlmClient {
   AsyncSemaphore permits_;
   Rng jitter_;
   Capability n_support_;  // whether the endpoint honours "n" (chat_n)
+  Capability logprobs_;   // whether it takes "logprobs"
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 // simulator, the record/replay cache wrapping either). Protocols never see which one they use.
 // A client lives on the EventLoop thread; chat(), chat_n() and embed() may be called many times
 // concurrently from coroutines on that thread. Failures after retries come back as CallError values.
+// A request's CancelSignal (ChatRequest::cancel, EmbeddingRequest::cancel) ends its call wherever
+// it waits, with a kCancelled CallError that is never retried; one already fired ends it at once.
 
 #include <chrono>
 #include <filesystem>
@@ -52,6 +54,11 @@ struct HttpRequest {
   std::chrono::milliseconds timeout{60000};
   std::chrono::milliseconds connect_timeout{10000};
   std::size_t max_response_bytes = std::size_t{64} << 20;  // a longer body is abandoned (kTooLarge)
+  // Aborts this transfer when fired: its connection is closed (never pooled: the server sees the
+  // client go, as a gateway's backend must when the gateway's client went away) and post()
+  // completes with kCancelled, failure_message the signal's reason. One already fired: kCancelled
+  // at once, nothing sent. The transport unsubscribes when the transfer ends. Null: none.
+  CancelSignal* cancel = nullptr;
 };
 
 struct HttpResponse {
@@ -61,7 +68,8 @@ struct HttpResponse {
   double elapsed_ms = 0.0;
   // Transport-level failure (no complete response): timeout, connection error, a body longer
   // than max_response_bytes (the transfer is stopped there; body is then empty), or the loop
-  // was cancelled (EventLoop::cancel) before the response was complete.
+  // was cancelled (EventLoop::cancel) or the request's signal fired before the response was
+  // complete.
   enum class Failure { kNone, kTimeout, kConnection, kTooLarge, kCancelled } failure = Failure::kNone;
   std::string failure_message;
   // Times the request was sent again, on a new connection, because the kept-alive connection it
@@ -132,10 +140,20 @@ bool is_sendable_api_key(std::string_view key);
 // credentials of a base_url with user information (see Redactor). Throws std::invalid_argument
 // for a key that is not sendable (the runner refuses it first).
 // A reply longer than max_reply_bytes fails the call (kTooLarge).
-// chat_n probes the endpoint once: its first call sends "n" (later ones wait for the answer).
-// A server that rejects "n" (an HTTP error naming n, or any 4xx but 408 and 429 to that first
-// call) or answers with fewer choices is asked one request per remaining sample from then on;
-// nothing is asked twice, and a choice it did return is kept.
+// Cancelling (the request's signal): a call waiting for one of the endpoint's max_concurrency
+// permits leaves the queue, a transfer in flight is aborted (its connection closed, so the
+// server sees the client go), a back-off before a retry ends; the call returns kCancelled with
+// the signal's reason and the requests sent so far as attempts (0 when none was).
+// The endpoint is probed once for each of "n" and "logprobs", which not every server takes:
+// the first request asking for one is the probe, and later ones wait for its answer (or their
+// signal). A server that refuses it — an error naming it in any HTTP status but 408 and 429
+// (its field, or a message about it: docs/formats.md, "Token counts of one request with n";
+// docs/protocols.md, "Backend capabilities and fallbacks") — is not asked again: chat_n then
+// sends one request per remaining sample (as it does after a reply with fewer choices than
+// asked, whose choices are kept), and a request refused for "logprobs" is sent again at once
+// without it (attempts count both), as every later one is; its reply, like one from a server
+// that takes "logprobs" but returns none, has no logprobs. Any other error at a probe is the
+// call's ordinary error, and the next request probes again.
 std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& transport,
                                               EndpointOptions options);
 
@@ -144,8 +162,13 @@ std::unique_ptr<LlmClient> make_openai_client(EventLoop& loop, HttpTransport& tr
 // Wraps `inner`: a chat or embedding request whose key is in `dir` is answered from disk; a
 // miss is sent to `inner` and a successful response is recorded. Failed calls are not
 // recorded. While a request is in flight to `inner`, an identical one (same key) does not go
-// to `inner` again: it waits and gets the same result, a failure included.
-std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner,
+// to `inner` again: it waits and gets the same result, a failure included — but not a
+// cancellation that is not its own: the call is made with the first caller's request, and when
+// that caller's signal ends it, a waiter whose own signal has not fired asks again. A waiter
+// whose own signal fires stops waiting (kCancelled) while the call goes on for the others. A
+// request whose signal has fired is answered kCancelled, even from disk. `loop` runs the
+// callers (waiters resume through it).
+std::unique_ptr<LlmClient> make_caching_client(EventLoop& loop, std::unique_ptr<LlmClient> inner,
                                                std::filesystem::path dir);
 // A chat key covers the model, messages, sampling, agent, sample index and seed (identical
 // prompts from different agents or samples are different requests). chat_n records and replays

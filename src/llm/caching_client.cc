@@ -1,6 +1,7 @@
 // CachingClient: record/replay of successful chat and embedding responses on disk, keyed by
-// cache_key / embedding_cache_key, and one shared inner call for identical requests in flight.
-// The file format is documented in docs/formats.md ("Record/replay cache").
+// cache_key / embedding_cache_key, and one shared inner call for identical requests in flight,
+// which each caller's CancelSignal can leave. The file format is documented in docs/formats.md
+// ("Record/replay cache").
 
 #include <unistd.h>
 
@@ -24,6 +25,8 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "llm/http_support.h"
+#include "llm/wait_list.h"
 #include "parley/llm_client.h"
 
 namespace parley {
@@ -166,7 +169,8 @@ EmbeddingResponse decode_embedding_response(const json& r, std::size_t inputs) {
 // Identical requests in flight at once share one call: the first caller with a key makes it,
 // and callers arriving before it finishes wait for its result, a failure included. So two
 // protocols asking the same question at the same moment get one reply, not two samples.
-// There is no event loop here: waiters are resumed inline once the result is known.
+// Waiters resume through the loop once the result is known; one whose own CancelSignal fires
+// stops waiting at once, and the call goes on for the others.
 template <class Result>
 class Coalescer {
  public:
@@ -183,11 +187,10 @@ class Coalescer {
       shared_->settled = true;
       // Out of the map before anyone resumes: a waiter may ask again, and that is a new call.
       owner_->in_flight_.erase(key_);
-      const std::vector<std::coroutine_handle<>> waiters = std::move(shared_->waiters);
-      for (std::coroutine_handle<> waiter : waiters) waiter.resume();
+      shared_->waiters.notify_all();
     }
     // The settled result, for the caller that made the call: moved out once no caller that
-    // joined still has to read it (chat_n reads its joins after its own calls).
+    // joined still has to read it.
     Result take() { return shared_->unread == 0 ? std::move(*shared_->result) : *shared_->result; }
 
    private:
@@ -195,6 +198,8 @@ class Coalescer {
     std::string key_;
     std::shared_ptr<Shared> shared_;
   };
+
+  explicit Coalescer(EventLoop& loop) : loop_(loop) {}
 
   // The call in flight for `key`, to wait for; or, when there is none, a claim on `key`: the
   // caller makes the call and settles the claim.
@@ -208,60 +213,58 @@ class Coalescer {
     return Claim(this, key, shared);
   }
 
-  // The result of the call `shared` joined.
-  static Async<Result> wait(std::shared_ptr<Shared> shared) {  // outlives the map entry
-    co_await Join{shared.get()};
+  // The result of the call `shared` joined (at once when it is settled already, as for chat_n,
+  // which waits after its own calls); nullopt when `*cancel` fired first.
+  Async<std::optional<Result>> wait(std::shared_ptr<Shared> shared,
+                                    CancelSignal* cancel) {  // outlives the map entry
+    if (!shared->settled) {
+      const bool notified = co_await shared->waiters.wait(loop_, cancel);
+      if (!notified) {
+        --shared->unread;
+        co_return std::nullopt;
+      }
+    }
     --shared->unread;
     if (shared->failure) std::rethrow_exception(shared->failure);
     co_return *shared->result;
-  }
-
-  template <class Call>
-  Async<Result> run(std::string key, const Call& call) {
-    auto joined = join_or_claim(key);
-    if (auto* shared = std::get_if<std::shared_ptr<Shared>>(&joined)) co_return co_await wait(*shared);
-    Claim& claim = std::get<Claim>(joined);
-    std::optional<Result> result;
-    std::exception_ptr failure;
-    try {
-      result.emplace(co_await call());
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    claim.settle(std::move(result), failure);
-    if (failure) std::rethrow_exception(failure);
-    co_return claim.take();
   }
 
   struct Shared {
     std::optional<Result> result;
     std::exception_ptr failure;
     bool settled = false;
-    int unread = 0;  // callers that joined and have not read the result yet
-    std::vector<std::coroutine_handle<>> waiters;
+    int unread = 0;  // callers that joined and have not read the result (nor left) yet
+    WaitList waiters;
   };
 
  private:
-  struct Join {
-    Shared* shared;
-    bool await_ready() const noexcept { return shared->settled; }  // chat_n waits after its own calls
-    void await_suspend(std::coroutine_handle<> waiter) { shared->waiters.push_back(waiter); }
-    void await_resume() const noexcept {}
-  };
+  EventLoop& loop_;
   std::unordered_map<std::string, std::shared_ptr<Shared>> in_flight_;
 };
 
+// The answer to a caller whose own signal `cancel` ended its call before anything was sent for it.
+CallError cancelled(const CancelSignal& cancel) {
+  return CallError{CallErrorKind::kCancelled, 0, http::cancelled_message(cancel), 0};
+}
+
 class CachingClient final : public LlmClient {
  public:
-  CachingClient(std::unique_ptr<LlmClient> inner, std::filesystem::path dir)
-      : inner_(std::move(inner)), dir_(std::move(dir)) {}
+  CachingClient(EventLoop& loop, std::unique_ptr<LlmClient> inner, std::filesystem::path dir)
+      : loop_(loop),
+        inner_(std::move(inner)),
+        dir_(std::move(dir)),
+        chats_in_flight_(loop),
+        embeddings_in_flight_(loop) {}
 
   bool simulated() const override { return inner_->simulated(); }
 
   Async<ChatResult> chat(ChatRequest request) override {
+    if (request.cancel != nullptr && request.cancel->fired()) co_return cancelled(*request.cancel);
     const std::string key = cache_key(request);
+    CancelSignal* const cancel = request.cancel;
     const auto ask_inner = [&] { return inner_->chat(std::move(request)); };
-    co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner, chats_in_flight_);
+    co_return co_await replay_or_call<ChatResponse>(key, decode_chat_response, ask_inner, chats_in_flight_,
+                                                    cancel);
   }
 
   // Each sample is replayed, joined or recorded under its own key (as chat() would), and the
@@ -270,6 +273,8 @@ class CachingClient final : public LlmClient {
     using Shared = Coalescer<ChatResult>::Shared;
     using Claim = Coalescer<ChatResult>::Claim;
     const auto count = static_cast<std::size_t>(std::max(n, 0));
+    if (request.cancel != nullptr && request.cancel->fired())
+      co_return std::vector<ChatResult>(count, ChatResult(cancelled(*request.cancel)));
     const int first = request.note.sample;
     std::vector<std::optional<ChatResult>> results(count);
     std::vector<std::string> keys(count);
@@ -339,7 +344,17 @@ class CachingClient final : public LlmClient {
       results[i] = claims[i]->take();
     }
     for (std::size_t i = 0; i < count; ++i) {
-      if (joined[i]) results[i] = co_await Coalescer<ChatResult>::wait(joined[i]);
+      if (!joined[i]) continue;
+      std::optional<ChatResult> shared = co_await chats_in_flight_.wait(joined[i], request.cancel);
+      if (!shared) {
+        results[i] = cancelled(*request.cancel);
+      } else if (inherited_cancellation(*shared, request.cancel)) {
+        ChatRequest sample = request;  // asked again, as chat() asks it
+        sample.note.sample = first + static_cast<int>(i);
+        results[i] = co_await chat(std::move(sample));
+      } else {
+        results[i] = std::move(*shared);
+      }
     }
     std::vector<ChatResult> out;
     out.reserve(count);
@@ -353,27 +368,60 @@ class CachingClient final : public LlmClient {
     const auto decode = [inputs](const json& recorded) {
       return decode_embedding_response(recorded, inputs);
     };
+    CancelSignal* const cancel = request.cancel;
+    if (cancel != nullptr && cancel->fired()) co_return cancelled(*cancel);
     const auto ask_inner = [&] { return inner_->embed(std::move(request)); };
-    co_return co_await replay_or_call<EmbeddingResponse>(key, decode, ask_inner, embeddings_in_flight_);
+    co_return co_await replay_or_call<EmbeddingResponse>(key, decode, ask_inner, embeddings_in_flight_,
+                                                         cancel);
   }
 
  private:
+  // Whether `result` is a cancellation the caller with signal `cancel` did not ask for: the
+  // shared call it joined was made with the first caller's request, whose signal fired. Not
+  // when its own signal fired, nor when the loop was cancelled (which ends every call).
+  template <class Result>
+  bool inherited_cancellation(const Result& result, const CancelSignal* cancel) const {
+    const auto* error = std::get_if<CallError>(&result);
+    return error != nullptr && error->kind == CallErrorKind::kCancelled &&
+           !(cancel != nullptr && cancel->fired()) && !loop_.cancelled();
+  }
+
   // The recorded response of `key`; else the result of an identical call in flight; else that
-  // of `ask_inner`, recorded when it succeeds. Callers await it at once, so the arguments may
-  // be references into their frames.
+  // of `ask_inner`, recorded when it succeeds. A caller waiting for an identical call leaves
+  // when its `cancel` fires (kCancelled), and asks again when that call was cancelled by the
+  // signal of the caller that made it (inherited_cancellation). Callers await it at once, so
+  // the arguments may be references into their frames.
   template <class Response, class Decode, class AskInner>
   Async<std::variant<Response, CallError>> replay_or_call(
       const std::string& key, const Decode& decode, const AskInner& ask_inner,
-      Coalescer<std::variant<Response, CallError>>& in_flight) {
+      Coalescer<std::variant<Response, CallError>>& in_flight, CancelSignal* cancel) {
+    using Result = std::variant<Response, CallError>;
+    using Shared = typename Coalescer<Result>::Shared;
+    using Claim = typename Coalescer<Result>::Claim;
     const std::filesystem::path path = entry_path(key);
-    if (auto recorded = read_entry<Response>(path, key, decode)) co_return std::move(*recorded);
-    const auto call_and_record = [&]() -> Async<std::variant<Response, CallError>> {
-      std::variant<Response, CallError> result = co_await ask_inner();
-      if (const auto* response = std::get_if<Response>(&result))
-        write_entry(path, key, encode_response(*response));
-      co_return std::move(result);
-    };
-    co_return co_await in_flight.run(key, call_and_record);
+    while (true) {
+      if (auto recorded = read_entry<Response>(path, key, decode)) co_return std::move(*recorded);
+      auto joined = in_flight.join_or_claim(key);
+      if (auto* shared = std::get_if<std::shared_ptr<Shared>>(&joined)) {
+        std::optional<Result> result = co_await in_flight.wait(*shared, cancel);
+        if (!result) co_return cancelled(*cancel);
+        if (inherited_cancellation(*result, cancel)) continue;
+        co_return std::move(*result);
+      }
+      Claim& claim = std::get<Claim>(joined);
+      std::optional<Result> result;
+      std::exception_ptr failure;
+      try {
+        result.emplace(co_await ask_inner());
+        if (const auto* response = std::get_if<Response>(&*result))
+          write_entry(path, key, encode_response(*response));
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      claim.settle(std::move(result), failure);
+      if (failure) std::rethrow_exception(failure);
+      co_return claim.take();
+    }
   }
 
   std::filesystem::path entry_path(const std::string& key) const {
@@ -424,6 +472,7 @@ class CachingClient final : public LlmClient {
     }
   }
 
+  EventLoop& loop_;
   std::unique_ptr<LlmClient> inner_;
   std::filesystem::path dir_;
   Coalescer<ChatResult> chats_in_flight_;
@@ -462,8 +511,9 @@ std::string embedding_cache_key(const EmbeddingRequest& request) {
   return hash_hex128(canonical.text());
 }
 
-std::unique_ptr<LlmClient> make_caching_client(std::unique_ptr<LlmClient> inner, std::filesystem::path dir) {
-  return std::make_unique<CachingClient>(std::move(inner), std::move(dir));
+std::unique_ptr<LlmClient> make_caching_client(EventLoop& loop, std::unique_ptr<LlmClient> inner,
+                                               std::filesystem::path dir) {
+  return std::make_unique<CachingClient>(loop, std::move(inner), std::move(dir));
 }
 
 }  // namespace parley

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "llm/wait_list.h"
 #include "parley/llm_client.h"
 
 namespace parley {
@@ -99,8 +100,7 @@ class ChatOnlyClient final : public LlmClient {
   bool simulated() const override { return false; }
 };
 
-ChatResult call(LlmClient& client, const ChatRequest& request) {
-  EventLoop loop;
+ChatResult call(EventLoop& loop, LlmClient& client, const ChatRequest& request) {
   std::optional<ChatResult> result;
   auto task = [&]() -> Async<void> { result = co_await client.chat(request); };
   loop.spawn(task());
@@ -108,8 +108,7 @@ ChatResult call(LlmClient& client, const ChatRequest& request) {
   return std::move(*result);
 }
 
-EmbeddingResult call(LlmClient& client, const EmbeddingRequest& request) {
-  EventLoop loop;
+EmbeddingResult call(EventLoop& loop, LlmClient& client, const EmbeddingRequest& request) {
   std::optional<EmbeddingResult> result;
   auto task = [&]() -> Async<void> { result = co_await client.embed(request); };
   loop.spawn(task());
@@ -127,9 +126,8 @@ struct Overlapped {
 // Starts `start(0)` .. `start(callers - 1)` on one loop and opens `gated` only after every
 // caller has started; no caller may finish before that.
 template <class Result>
-Overlapped<Result> overlap(GatedClient& gated, std::size_t callers,
+Overlapped<Result> overlap(EventLoop& loop, GatedClient& gated, std::size_t callers,
                            const std::function<Async<Result>(std::size_t)>& start) {
-  EventLoop loop;
   std::vector<std::optional<Result>> results(callers);
   Overlapped<Result> out;
   auto caller = [&](std::size_t i) -> Async<void> { results[i] = co_await start(i); };
@@ -250,6 +248,7 @@ class CachingClientTest : public ::testing::Test {
     return count;
   }
 
+  EventLoop loop_;  // the clients' loop: every call here runs on it
   fs::path dir_;
 };
 
@@ -257,8 +256,8 @@ TEST_F(CachingClientTest, MissRecordsThenHitReplaysExactly) {
   const ChatRequest request = sample_request();
   auto first_inner = std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); });
   CountingClient* first = first_inner.get();
-  auto recorder = make_caching_client(std::move(first_inner), dir_);
-  expect_same(std::get<ChatResponse>(call(*recorder, request)), rich_response());
+  auto recorder = make_caching_client(loop_, std::move(first_inner), dir_);
+  expect_same(std::get<ChatResponse>(call(loop_, *recorder, request)), rich_response());
   EXPECT_EQ(first->calls, 1);
   EXPECT_TRUE(fs::is_regular_file(entry_path(request)));
 
@@ -269,33 +268,33 @@ TEST_F(CachingClientTest, MissRecordsThenHitReplaysExactly) {
     return other;
   });
   CountingClient* second = second_inner.get();
-  auto replayer = make_caching_client(std::move(second_inner), dir_);
-  expect_same(std::get<ChatResponse>(call(*replayer, request)), rich_response());
-  expect_same(std::get<ChatResponse>(call(*replayer, request)), rich_response());
+  auto replayer = make_caching_client(loop_, std::move(second_inner), dir_);
+  expect_same(std::get<ChatResponse>(call(loop_, *replayer, request)), rich_response());
+  expect_same(std::get<ChatResponse>(call(loop_, *replayer, request)), rich_response());
   EXPECT_EQ(second->calls, 0);
 
   // A different request is a miss.
   ChatRequest other = request;
   other.note.sample = 1;
-  EXPECT_EQ(std::get<ChatResponse>(call(*replayer, other)).text, "different");
+  EXPECT_EQ(std::get<ChatResponse>(call(loop_, *replayer, other)).text, "different");
   EXPECT_EQ(second->calls, 1);
 }
 
 TEST_F(CachingClientTest, EntryRecordedBeforeWarningsExistedReplaysWithNone) {
   const ChatRequest request = sample_request();
   auto recorder = make_caching_client(
-      std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); }), dir_);
-  call(*recorder, request);
+      loop_, std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); }), dir_);
+  call(loop_, *recorder, request);
   auto entry = nlohmann::json::parse(std::ifstream(entry_path(request)));
   ASSERT_EQ(entry["response"].erase("warnings"), 1u);
   std::ofstream(entry_path(request), std::ios::trunc) << entry.dump();
 
   auto inner = std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; });
   CountingClient* counter = inner.get();
-  auto replayer = make_caching_client(std::move(inner), dir_);
+  auto replayer = make_caching_client(loop_, std::move(inner), dir_);
   ChatResponse expected = rich_response();
   expected.warnings.clear();
-  expect_same(std::get<ChatResponse>(call(*replayer, request)), expected);
+  expect_same(std::get<ChatResponse>(call(loop_, *replayer, request)), expected);
   EXPECT_EQ(counter->calls, 0);
 }
 
@@ -309,9 +308,9 @@ TEST_F(CachingClientTest, ReplaysResponsesWithoutLogprobsAndNonFiniteNumbers) {
     fs::remove_all(dir_);
     auto inner = std::make_unique<CountingClient>([&](const ChatRequest&) { return recorded; });
     CountingClient* counter = inner.get();
-    auto client = make_caching_client(std::move(inner), dir_);
-    call(*client, sample_request());
-    expect_same(std::get<ChatResponse>(call(*client, sample_request())), recorded);
+    auto client = make_caching_client(loop_, std::move(inner), dir_);
+    call(loop_, *client, sample_request());
+    expect_same(std::get<ChatResponse>(call(loop_, *client, sample_request())), recorded);
     EXPECT_EQ(counter->calls, 1);
   }
 }
@@ -324,10 +323,10 @@ TEST_F(CachingClientTest, CorruptFileIsAMissAndIsRewritten) {
     std::ofstream(path, std::ios::trunc) << corrupt;
     auto inner = std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); });
     CountingClient* counter = inner.get();
-    auto client = make_caching_client(std::move(inner), dir_);
-    expect_same(std::get<ChatResponse>(call(*client, request)), rich_response());
+    auto client = make_caching_client(loop_, std::move(inner), dir_);
+    expect_same(std::get<ChatResponse>(call(loop_, *client, request)), rich_response());
     EXPECT_EQ(counter->calls, 1) << corrupt;
-    expect_same(std::get<ChatResponse>(call(*client, request)), rich_response());
+    expect_same(std::get<ChatResponse>(call(loop_, *client, request)), rich_response());
     EXPECT_EQ(counter->calls, 1) << "rewritten entry is a hit: " << corrupt;
   }
   // No temporary files are left behind.
@@ -341,10 +340,10 @@ TEST_F(CachingClientTest, FailuresAreNotRecorded) {
     return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
   });
   CountingClient* counter = inner.get();
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   const ChatRequest request = sample_request();
   for (int i = 0; i < 2; ++i) {
-    ChatResult result = call(*client, request);
+    ChatResult result = call(loop_, *client, request);
     ASSERT_TRUE(std::holds_alternative<CallError>(result));
     EXPECT_EQ(std::get<CallError>(result).http_status, 503);
     EXPECT_EQ(std::get<CallError>(result).attempts, 5);
@@ -358,16 +357,18 @@ TEST_F(CachingClientTest, UnwritableDirectoryDoesNotFailTheCall) {
   std::ofstream(dir_ / "blocker") << "a file where a directory should be";
   auto inner = std::make_unique<CountingClient>([](const ChatRequest&) { return rich_response(); });
   CountingClient* counter = inner.get();
-  auto client = make_caching_client(std::move(inner), dir_ / "blocker" / "cache");
-  for (int i = 0; i < 2; ++i) expect_same(std::get<ChatResponse>(call(*client, sample_request())), rich_response());
+  auto client = make_caching_client(loop_, std::move(inner), dir_ / "blocker" / "cache");
+  for (int i = 0; i < 2; ++i)
+    expect_same(std::get<ChatResponse>(call(loop_, *client, sample_request())), rich_response());
   EXPECT_EQ(counter->calls, 2);
 }
 
 TEST_F(CachingClientTest, SimulatedForwardsToInner) {
   auto simulated = make_caching_client(
-      std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; }, true), dir_);
+      loop_, std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; }, true), dir_);
   auto real = make_caching_client(
-      std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; }, false), dir_);
+      loop_, std::make_unique<CountingClient>([](const ChatRequest&) { return ChatResponse{}; }, false),
+      dir_);
   EXPECT_TRUE(simulated->simulated());
   EXPECT_FALSE(real->simulated());
 }
@@ -430,8 +431,8 @@ TEST_F(CachingClientTest, EmbeddingMissRecordsThenHitReplaysExactly) {
   auto first_inner = std::make_unique<GatedClient>(/*open=*/true);
   GatedClient* first = first_inner.get();
   first->embed_reply = [](const EmbeddingRequest&) { return sample_embedding(); };
-  auto recorder = make_caching_client(std::move(first_inner), dir_);
-  expect_same(std::get<EmbeddingResponse>(call(*recorder, request)), sample_embedding());
+  auto recorder = make_caching_client(loop_, std::move(first_inner), dir_);
+  expect_same(std::get<EmbeddingResponse>(call(loop_, *recorder, request)), sample_embedding());
   EXPECT_EQ(first->embed_calls, 1);
   EXPECT_EQ(first->chat_calls, 0);
   ASSERT_TRUE(fs::is_regular_file(entry_path(request)));
@@ -445,18 +446,18 @@ TEST_F(CachingClientTest, EmbeddingMissRecordsThenHitReplaysExactly) {
     other.vectors.assign(r.inputs.size(), std::vector<double>{9.0, 9.0});
     return other;
   };
-  auto replayer = make_caching_client(std::move(second_inner), dir_);
+  auto replayer = make_caching_client(loop_, std::move(second_inner), dir_);
   EmbeddingRequest other_agent = request;
   other_agent.note.agent = "a2";
   other_agent.note.seed = 7;
   other_agent.note.round = 2;
-  expect_same(std::get<EmbeddingResponse>(call(*replayer, other_agent)), sample_embedding());
+  expect_same(std::get<EmbeddingResponse>(call(loop_, *replayer, other_agent)), sample_embedding());
   EXPECT_EQ(second->embed_calls, 0);
 
   // A different input is a miss.
   EmbeddingRequest changed = request;
   changed.inputs[1] = "Answer: D";
-  EXPECT_EQ(std::get<EmbeddingResponse>(call(*replayer, changed)).vectors[1],
+  EXPECT_EQ(std::get<EmbeddingResponse>(call(loop_, *replayer, changed)).vectors[1],
             (std::vector<double>{9.0, 9.0}));
   EXPECT_EQ(second->embed_calls, 1);
   EXPECT_EQ(files(), 2);
@@ -483,9 +484,9 @@ TEST_F(CachingClientTest, CorruptOrForeignEmbeddingEntryIsAMiss) {
     auto inner = std::make_unique<GatedClient>(/*open=*/true);
     GatedClient* counter = inner.get();
     counter->embed_reply = [](const EmbeddingRequest&) { return sample_embedding(); };
-    auto client = make_caching_client(std::move(inner), dir_);
-    expect_same(std::get<EmbeddingResponse>(call(*client, request)), sample_embedding());
-    expect_same(std::get<EmbeddingResponse>(call(*client, request)), sample_embedding());
+    auto client = make_caching_client(loop_, std::move(inner), dir_);
+    expect_same(std::get<EmbeddingResponse>(call(loop_, *client, request)), sample_embedding());
+    expect_same(std::get<EmbeddingResponse>(call(loop_, *client, request)), sample_embedding());
     EXPECT_EQ(counter->embed_calls, 1) << "a miss, then the rewritten entry is a hit: " << corrupt;
   }
 }
@@ -499,10 +500,10 @@ TEST_F(CachingClientTest, ConcurrentIdenticalChatsShareOneInnerCall) {
     response.text = "sample " + std::to_string(++samples);  // a second call would differ
     return response;
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   const ChatRequest request = sample_request();
   std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
-  Overlapped<ChatResult> run = overlap(*gated, 3, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 3, start);
   EXPECT_EQ(run.held, 1u);
   EXPECT_EQ(gated->chat_calls, 1);
   ASSERT_EQ(run.results.size(), 3u);
@@ -514,7 +515,7 @@ TEST_F(CachingClientTest, ConcurrentIdenticalChatsShareOneInnerCall) {
   EXPECT_EQ(files(), 1);
 
   // Once it has finished, the next identical request is a replay, not a join.
-  EXPECT_EQ(std::get<ChatResponse>(call(*client, request)).text, "sample 1");
+  EXPECT_EQ(std::get<ChatResponse>(call(loop_, *client, request)).text, "sample 1");
   EXPECT_EQ(gated->chat_calls, 1);
 }
 
@@ -526,13 +527,13 @@ TEST_F(CachingClientTest, ConcurrentDifferentChatsAreNotCoalesced) {
     response.text = "sample index " + std::to_string(r.note.sample);
     return response;
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   std::vector<ChatRequest> requests = {sample_request(), sample_request()};
   requests[1].note.sample = 1;  // same prompt, another sample: another call
   std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t i) {
     return client->chat(requests[i]);
   };
-  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 2, start);
   EXPECT_EQ(run.held, 2u);
   EXPECT_EQ(gated->chat_calls, 2);
   EXPECT_EQ(std::get<ChatResponse>(run.results[0]).text, "sample index 0");
@@ -546,10 +547,10 @@ TEST_F(CachingClientTest, FailedInFlightCallReachesEveryWaiterAndIsNotRecorded) 
   gated->chat_reply = [](const ChatRequest&) -> ChatResult {
     return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   const ChatRequest request = sample_request();
   std::function<Async<ChatResult>(std::size_t)> start = [&](std::size_t) { return client->chat(request); };
-  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 2, start);
   EXPECT_EQ(run.held, 1u);
   EXPECT_EQ(gated->chat_calls, 1);
   for (const ChatResult& result : run.results) {
@@ -561,7 +562,7 @@ TEST_F(CachingClientTest, FailedInFlightCallReachesEveryWaiterAndIsNotRecorded) 
 
   // Nothing was left in flight: asking again is a new inner call.
   gated->chat_reply = [](const ChatRequest&) -> ChatResult { return rich_response(); };
-  expect_same(std::get<ChatResponse>(call(*client, request)), rich_response());
+  expect_same(std::get<ChatResponse>(call(loop_, *client, request)), rich_response());
   EXPECT_EQ(gated->chat_calls, 2);
 }
 
@@ -572,7 +573,7 @@ TEST_F(CachingClientTest, WaiterAskingAgainAfterASharedFailureStartsANewCall) {
     if (gated->chat_calls == 1) return CallError{CallErrorKind::kTimeout, 0, "timed out", 1};
     return rich_response();
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   const ChatRequest request = sample_request();
   std::optional<ChatResult> waiters_first;
   // The second caller is resumed with the failure while the first is still finishing its call,
@@ -583,7 +584,7 @@ TEST_F(CachingClientTest, WaiterAskingAgainAfterASharedFailureStartsANewCall) {
     waiters_first = std::move(result);
     co_return co_await client->chat(request);
   };
-  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 2, start);
   EXPECT_EQ(run.held, 1u);
   EXPECT_EQ(gated->chat_calls, 2);
   EXPECT_EQ(std::get<CallError>(run.results[0]).kind, CallErrorKind::kTimeout);
@@ -602,14 +603,14 @@ TEST_F(CachingClientTest, ConcurrentEmbeddingsCoalesceOnModelAndInputsOnly) {
     response.vectors.assign(r.inputs.size(), std::vector<double>{0.5, static_cast<double>(++samples)});
     return response;
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   std::vector<EmbeddingRequest> requests(3, sample_embedding_request());
   requests[1].note.agent = "a2";  // not part of what is embedded: joins the first call
   requests[2].inputs.pop_back();  // other texts: a call of its own
   std::function<Async<EmbeddingResult>(std::size_t)> start = [&](std::size_t i) {
     return client->embed(requests[i]);
   };
-  Overlapped<EmbeddingResult> run = overlap(*gated, 3, start);
+  Overlapped<EmbeddingResult> run = overlap(loop_, *gated, 3, start);
   EXPECT_EQ(run.held, 2u);
   EXPECT_EQ(gated->embed_calls, 2);
   expect_same(std::get<EmbeddingResponse>(run.results[1]), std::get<EmbeddingResponse>(run.results[0]));
@@ -622,13 +623,13 @@ TEST_F(CachingClientTest, ConcurrentEmbeddingsCoalesceOnModelAndInputsOnly) {
 
 TEST_F(CachingClientTest, EmbedOfAChatOnlyBackendIsUnsupportedAndNotRecorded) {
   ChatOnlyClient chat_only;
-  const EmbeddingResult direct = call(chat_only, sample_embedding_request());
+  const EmbeddingResult direct = call(loop_, chat_only, sample_embedding_request());
   ASSERT_TRUE(std::holds_alternative<CallError>(direct));
   EXPECT_EQ(std::get<CallError>(direct).kind, CallErrorKind::kUnsupported);
   EXPECT_EQ(std::get<CallError>(direct).attempts, 1);
 
-  auto client = make_caching_client(std::make_unique<ChatOnlyClient>(), dir_);
-  const EmbeddingResult cached = call(*client, sample_embedding_request());
+  auto client = make_caching_client(loop_, std::make_unique<ChatOnlyClient>(), dir_);
+  const EmbeddingResult cached = call(loop_, *client, sample_embedding_request());
   ASSERT_TRUE(std::holds_alternative<CallError>(cached));
   EXPECT_EQ(std::get<CallError>(cached).kind, CallErrorKind::kUnsupported);
   EXPECT_FALSE(fs::exists(dir_));
@@ -681,8 +682,7 @@ TEST(EmbeddingCacheKey, CoversModelAndEveryInputAndNothingElse) {
 
 // ---- chat_n: samples recorded and replayed one by one, sent in runs ------------------------
 
-std::vector<ChatResult> call_n(LlmClient& client, const ChatRequest& request, int n) {
-  EventLoop loop;
+std::vector<ChatResult> call_n(EventLoop& loop, LlmClient& client, const ChatRequest& request, int n) {
   std::vector<ChatResult> results;
   auto task = [&]() -> Async<void> { results = co_await client.chat_n(request, n); };
   loop.spawn(task());
@@ -711,21 +711,21 @@ TEST_F(CachingClientTest, ChatNRecordsEachSampleUnderItsOwnKeyAndReplaysThem) {
   auto inner = std::make_unique<GatedClient>(/*open=*/true);
   GatedClient* gated = inner.get();
   gated->chat_reply = text_of_sample;
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   const std::vector<std::string> expected = {"sample index 0", "sample index 1", "sample index 2"};
-  EXPECT_EQ(texts(call_n(*client, sample_request(), 3)), expected);
+  EXPECT_EQ(texts(call_n(loop_, *client, sample_request(), 3)), expected);
   EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 3}}));
   EXPECT_EQ(files(), 3);
 
   // Replayed, the batch's billing included (the prompt on the first sample only) ...
-  const std::vector<ChatResult> replayed = call_n(*client, sample_request(), 3);
+  const std::vector<ChatResult> replayed = call_n(loop_, *client, sample_request(), 3);
   EXPECT_EQ(texts(replayed), expected);
   EXPECT_EQ(std::get<ChatResponse>(replayed[0]).usage.prompt_tokens, 30);
   EXPECT_EQ(std::get<ChatResponse>(replayed[2]).usage.prompt_tokens, 0);
   // ... and so is each sample asked alone: a batched recording replays unbatched.
   ChatRequest second = sample_request();
   second.note.sample = 1;
-  EXPECT_EQ(std::get<ChatResponse>(call(*client, second)).text, "sample index 1");
+  EXPECT_EQ(std::get<ChatResponse>(call(loop_, *client, second)).text, "sample index 1");
   EXPECT_EQ(gated->batches.size(), 1u);
   EXPECT_EQ(gated->chat_calls, 0);
 }
@@ -734,14 +734,14 @@ TEST_F(CachingClientTest, ChatNSendsOnlyTheRunsOfSamplesNotRecorded) {
   auto inner = std::make_unique<GatedClient>(/*open=*/true);
   GatedClient* gated = inner.get();
   gated->chat_reply = text_of_sample;
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   ChatRequest second = sample_request();
   second.note.sample = 1;
-  ASSERT_TRUE(std::holds_alternative<ChatResponse>(call(*client, second)));
+  ASSERT_TRUE(std::holds_alternative<ChatResponse>(call(loop_, *client, second)));
   EXPECT_EQ(gated->chat_calls, 1);
 
   EXPECT_EQ(
-      texts(call_n(*client, sample_request(), 4)),
+      texts(call_n(loop_, *client, sample_request(), 4)),
       (std::vector<std::string>{"sample index 0", "sample index 1", "sample index 2", "sample index 3"}));
   EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 1}, {2, 2}}));
   EXPECT_EQ(files(), 4);
@@ -756,7 +756,7 @@ TEST_F(CachingClientTest, ChatNJoinsASampleInFlightAndSharesItsOwn) {
     response.text = "sample " + std::to_string(r.note.sample) + ", reply " + std::to_string(++replies);
     return response;
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   ChatRequest second = sample_request();
   second.note.sample = 1;
   ChatRequest third = sample_request();
@@ -769,7 +769,7 @@ TEST_F(CachingClientTest, ChatNJoinsASampleInFlightAndSharesItsOwn) {
     batch[0] = co_await client->chat_n(sample_request(), 3);
     co_return batch[0][0];
   };
-  Overlapped<ChatResult> run = overlap(*gated, 3, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 3, start);
   EXPECT_EQ(gated->chat_calls, 1);
   EXPECT_EQ(gated->batches, (std::vector<std::pair<int, int>>{{0, 1}, {2, 1}}));
   ASSERT_EQ(batch[0].size(), 3u);
@@ -787,7 +787,7 @@ TEST_F(CachingClientTest, ChatNFailuresReachTheirSamplesWaitersAndAreNotRecorded
     if (r.note.sample == 1) return CallError{CallErrorKind::kHttpStatus, 503, "HTTP 503", 5};
     return text_of_sample(r);
   };
-  auto client = make_caching_client(std::move(inner), dir_);
+  auto client = make_caching_client(loop_, std::move(inner), dir_);
   ChatRequest second = sample_request();
   second.note.sample = 1;
   std::vector<std::vector<ChatResult>> batch(1);
@@ -796,13 +796,269 @@ TEST_F(CachingClientTest, ChatNFailuresReachTheirSamplesWaitersAndAreNotRecorded
     batch[0] = co_await client->chat_n(sample_request(), 2);
     co_return batch[0][0];
   };
-  Overlapped<ChatResult> run = overlap(*gated, 2, start);
+  Overlapped<ChatResult> run = overlap(loop_, *gated, 2, start);
   EXPECT_EQ(gated->chat_calls, 0);
   EXPECT_EQ(texts(batch[0]), (std::vector<std::string>{"sample index 0", "error: HTTP 503"}));
   ASSERT_TRUE(std::holds_alternative<CallError>(run.results[1]));
   EXPECT_EQ(std::get<CallError>(run.results[1]).attempts, 5);
   EXPECT_EQ(files(), 1);
   EXPECT_FALSE(fs::exists(entry_path(second)));
+}
+
+// ---- Cancellation: each caller's own signal, never another's --------------------------------
+
+// Holds every call until release(); a call whose request's signal fires first ends at once with
+// kCancelled, as a real client's does (the backend sees it go). Replies are numbered in the
+// order calls were made.
+class HeldClient final : public LlmClient {
+ public:
+  explicit HeldClient(EventLoop& loop) : loop_(loop) {}
+  Async<ChatResult> chat(ChatRequest request) override {
+    const int call = ++calls;
+    if (!co_await released_.wait(loop_, request.cancel))
+      co_return CallError{CallErrorKind::kCancelled, 0, "inner cancelled", 1};
+    ChatResponse response;
+    response.text = "sample " + std::to_string(request.note.sample) + ", call " + std::to_string(call);
+    co_return response;
+  }
+  Async<EmbeddingResult> embed(EmbeddingRequest request) override {
+    const int call = ++calls;
+    if (!co_await released_.wait(loop_, request.cancel))
+      co_return CallError{CallErrorKind::kCancelled, 0, "inner cancelled", 1};
+    EmbeddingResponse response;
+    response.vectors.assign(request.inputs.size(), std::vector<double>{static_cast<double>(call)});
+    co_return response;
+  }
+  bool simulated() const override { return false; }
+  void release() { released_.notify_all(); }
+  std::size_t held() const { return released_.size(); }
+  int calls = 0;
+
+ private:
+  EventLoop& loop_;
+  WaitList released_;
+};
+
+std::string text_of(const ChatResult& result) {
+  if (const auto* error = std::get_if<CallError>(&result))
+    return std::string("error ") + call_error_kind_name(error->kind) + ": " + error->message;
+  return std::get<ChatResponse>(result).text;
+}
+
+class CachingClientCancelTest : public CachingClientTest {
+ protected:
+  void SetUp() override {
+    CachingClientTest::SetUp();  // dir_ first
+    auto inner = std::make_unique<HeldClient>(loop_);
+    held_ = inner.get();
+    client_ = make_caching_client(loop_, std::move(inner), dir_);
+  }
+  // Runs `callers` concurrently with `driver`, which acts once all of them are waiting.
+  void run(const std::vector<std::function<Async<void>()>>& callers,
+           const std::function<Async<void>()>& driver) {
+    for (const auto& caller : callers) loop_.spawn(caller());
+    loop_.spawn(driver());
+    loop_.run();
+  }
+  // Lets every caller started so far run on to its next wait.
+  Async<void> settle() {
+    for (int i = 0; i < 4; ++i) co_await loop_.yield();
+  }
+
+  HeldClient* held_ = nullptr;
+  std::unique_ptr<LlmClient> client_;
+};
+
+// A waiter whose own signal fires stops waiting at once; the shared call goes on for the caller
+// that made it, and is recorded.
+TEST_F(CachingClientCancelTest, AWaiterWhoseSignalFiresLeavesAndTheSharedCallGoesOn) {
+  CancelSignal waiter_gone;
+  ChatRequest waiter = sample_request();
+  waiter.cancel = &waiter_gone;
+  std::optional<ChatResult> first_result, waiter_result;
+  auto first = [&]() -> Async<void> { first_result = co_await client_->chat(sample_request()); };
+  auto second = [&]() -> Async<void> { waiter_result = co_await client_->chat(waiter); };
+  auto driver = [&]() -> Async<void> {
+    co_await settle();
+    EXPECT_EQ(held_->calls, 1);  // one shared call
+    waiter_gone.fire("client went away");
+    co_await settle();
+    EXPECT_TRUE(waiter_result.has_value());
+    if (waiter_result) {
+      EXPECT_EQ(text_of(*waiter_result), "error cancelled: client went away");
+      EXPECT_EQ(std::get<CallError>(*waiter_result).attempts, 0);
+    }
+    EXPECT_FALSE(first_result.has_value());
+    EXPECT_EQ(waiter_gone.subscribers(), 0u);
+    held_->release();
+  };
+  run({first, second}, driver);
+  EXPECT_EQ(text_of(*first_result), "sample 0, call 1");
+  EXPECT_EQ(held_->calls, 1);
+  EXPECT_TRUE(fs::exists(entry_path(sample_request())));
+}
+
+// The shared call carries the first caller's signal; when that fires, the call ends for the first
+// caller, and a waiter whose own signal has not fired asks again instead of inheriting the
+// cancellation. Its reply is recorded.
+TEST_F(CachingClientCancelTest, TheFirstCallersCancellationIsNotInheritedTheWaiterAsksAgain) {
+  CancelSignal first_gone;
+  ChatRequest first_request = sample_request();
+  first_request.cancel = &first_gone;
+  std::optional<ChatResult> first_result, waiter_result;
+  auto first = [&]() -> Async<void> { first_result = co_await client_->chat(first_request); };
+  auto second = [&]() -> Async<void> { waiter_result = co_await client_->chat(sample_request()); };
+  auto driver = [&]() -> Async<void> {
+    co_await settle();
+    EXPECT_EQ(held_->calls, 1);
+    first_gone.fire();
+    co_await settle();
+    EXPECT_TRUE(first_result.has_value());
+    if (first_result) {
+      EXPECT_EQ(text_of(*first_result), "error cancelled: inner cancelled");
+    }
+    EXPECT_FALSE(waiter_result.has_value());
+    EXPECT_EQ(held_->calls, 2);  // asked again, for the waiter
+    held_->release();
+  };
+  run({first, second}, driver);
+  EXPECT_EQ(text_of(*waiter_result), "sample 0, call 2");
+  EXPECT_EQ(held_->calls, 2);
+  EXPECT_TRUE(fs::exists(entry_path(sample_request())));
+}
+
+TEST_F(CachingClientCancelTest, WhenEveryCallerIsCancelledTheCallIsMadeOnceAndNothingRecorded) {
+  CancelSignal first_gone, waiter_gone;
+  ChatRequest first_request = sample_request();
+  first_request.cancel = &first_gone;
+  ChatRequest waiter = sample_request();
+  waiter.cancel = &waiter_gone;
+  std::optional<ChatResult> first_result, waiter_result;
+  auto first = [&]() -> Async<void> { first_result = co_await client_->chat(first_request); };
+  auto second = [&]() -> Async<void> { waiter_result = co_await client_->chat(waiter); };
+  auto driver = [&]() -> Async<void> {
+    co_await settle();
+    waiter_gone.fire();
+    first_gone.fire();
+  };
+  run({first, second}, driver);
+  EXPECT_EQ(std::get<CallError>(*first_result).kind, CallErrorKind::kCancelled);
+  EXPECT_EQ(text_of(*waiter_result), "error cancelled: cancelled");
+  EXPECT_EQ(held_->calls, 1);
+  EXPECT_EQ(held_->held(), 0u);
+  EXPECT_FALSE(fs::exists(entry_path(sample_request())));
+}
+
+// A request whose signal fired before the call is answered kCancelled at once, even when its
+// reply is recorded: nothing is asked, nothing read.
+TEST_F(CachingClientCancelTest, AnAlreadyFiredSignalIsAnsweredCancelledEvenWhenRecorded) {
+  std::optional<ChatResult> recorded;
+  auto record = [&]() -> Async<void> { recorded = co_await client_->chat(sample_request()); };
+  auto release = [&]() -> Async<void> {
+    co_await settle();
+    held_->release();
+  };
+  run({record}, release);
+  ASSERT_EQ(text_of(*recorded), "sample 0, call 1");
+  CancelSignal fired;
+  fired.fire("deadline");
+  ChatRequest late = sample_request();
+  late.cancel = &fired;
+  EXPECT_EQ(text_of(call(loop_, *client_, late)), "error cancelled: deadline");
+  EmbeddingRequest embedding = sample_embedding_request();
+  embedding.cancel = &fired;
+  EXPECT_EQ(std::get<CallError>(call(loop_, *client_, embedding)).kind, CallErrorKind::kCancelled);
+  std::vector<ChatResult> batch;
+  auto batched = [&]() -> Async<void> { batch = co_await client_->chat_n(late, 2); };
+  loop_.spawn(batched());
+  loop_.run();
+  ASSERT_EQ(batch.size(), 2u);
+  for (const ChatResult& result : batch) EXPECT_EQ(text_of(result), "error cancelled: deadline");
+  EXPECT_EQ(held_->calls, 1);
+}
+
+// chat_n: a sample it joined whose call the first caller's signal ended is asked again (once
+// its own calls are done: it reads what it joined after them); when its own signal fires, the
+// samples it asked itself end in the inner client, and the one it joined without waiting.
+TEST_F(CachingClientCancelTest, ChatNAsksAJoinedSampleAgainButLeavesOnItsOwnSignal) {
+  CancelSignal first_gone;
+  ChatRequest single = sample_request();
+  single.note.sample = 1;
+  single.cancel = &first_gone;
+  std::optional<ChatResult> single_result;
+  std::vector<ChatResult> batch;
+  auto first = [&]() -> Async<void> { single_result = co_await client_->chat(single); };
+  auto batched = [&]() -> Async<void> { batch = co_await client_->chat_n(sample_request(), 3); };
+  auto driver = [&]() -> Async<void> {
+    co_await settle();
+    EXPECT_EQ(held_->calls, 3);  // sample 1 alone; samples 0 and 2 for the batch
+    first_gone.fire();
+    co_await settle();
+    held_->release();  // the batch's own calls: it then reads the sample it joined
+    co_await settle();
+    EXPECT_EQ(held_->calls, 4);  // sample 1 again, for the batch
+    held_->release();
+  };
+  run({first, batched}, driver);
+  EXPECT_EQ(std::get<CallError>(*single_result).kind, CallErrorKind::kCancelled);
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(text_of(batch[0]), "sample 0, call 2");
+  EXPECT_EQ(text_of(batch[1]), "sample 1, call 4");
+  EXPECT_EQ(text_of(batch[2]), "sample 2, call 3");
+
+  // Now the batch is the one that goes: its own calls and the one it joined all end.
+  fs::remove_all(dir_);
+  CancelSignal batch_gone;
+  ChatRequest leaving = sample_request();
+  leaving.cancel = &batch_gone;
+  single.cancel = nullptr;
+  single_result.reset();
+  batch.clear();
+  held_->calls = 0;
+  auto staying = [&]() -> Async<void> { single_result = co_await client_->chat(single); };
+  auto going = [&]() -> Async<void> { batch = co_await client_->chat_n(leaving, 3); };
+  auto second_driver = [&]() -> Async<void> {
+    co_await settle();
+    batch_gone.fire("gone");
+    co_await settle();
+    EXPECT_EQ(batch.size(), 3u);
+    EXPECT_FALSE(single_result.has_value());
+    held_->release();
+  };
+  run({staying, going}, second_driver);
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(text_of(batch[0]), "error cancelled: inner cancelled");
+  EXPECT_EQ(text_of(batch[1]), "error cancelled: gone");
+  EXPECT_EQ(text_of(batch[2]), "error cancelled: inner cancelled");
+  EXPECT_EQ(text_of(*single_result), "sample 1, call 1");
+  EXPECT_EQ(held_->calls, 3);
+}
+
+TEST_F(CachingClientCancelTest, AnEmbeddingWaiterAsksAgainWhenTheFirstCallersSignalEndsTheCall) {
+  CancelSignal first_gone, waiter_gone;
+  EmbeddingRequest first_request = sample_embedding_request();
+  first_request.cancel = &first_gone;
+  EmbeddingRequest leaver = sample_embedding_request();
+  leaver.cancel = &waiter_gone;
+  std::optional<EmbeddingResult> first_result, waiter_result, leaver_result;
+  auto first = [&]() -> Async<void> { first_result = co_await client_->embed(first_request); };
+  auto second = [&]() -> Async<void> { waiter_result = co_await client_->embed(sample_embedding_request()); };
+  auto third = [&]() -> Async<void> { leaver_result = co_await client_->embed(leaver); };
+  auto driver = [&]() -> Async<void> {
+    co_await settle();
+    EXPECT_EQ(held_->calls, 1);
+    waiter_gone.fire();
+    first_gone.fire();
+    co_await settle();
+    EXPECT_EQ(held_->calls, 2);
+    held_->release();
+  };
+  run({first, second, third}, driver);
+  EXPECT_EQ(std::get<CallError>(*first_result).kind, CallErrorKind::kCancelled);
+  EXPECT_EQ(std::get<CallError>(*leaver_result).kind, CallErrorKind::kCancelled);
+  ASSERT_TRUE(std::holds_alternative<EmbeddingResponse>(*waiter_result));
+  EXPECT_EQ(std::get<EmbeddingResponse>(*waiter_result).vectors[0][0], 2.0);
+  EXPECT_TRUE(fs::exists(entry_path(sample_embedding_request())));
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 // due (CURLMOPT_TIMERFUNCTION); we keep those sockets in our own epoll set and hand curl only
 // the sockets that are ready, so a wake-up costs O(active sockets), not O(transfers in flight).
 // Easy handles are pooled, configured once, and the connection caches are large, so connections
-// stay alive.
+// stay alive. A transfer whose CancelSignal fires is taken out of its multi at once: libcurl closes
+// a connection it removes a transfer from before completion (multi_done with `premature` on an
+// HTTP/1.1 connection disconnects it rather than caching it), so the server sees the client go
+// and no half-used connection is reused.
 
 #include <curl/curl.h>
 #include <sys/epoll.h>
@@ -83,6 +86,7 @@ struct Transfer {
   Clock::time_point started;
   bool too_large = false;  // the body passed request.max_response_bytes; on_body stopped it
   int sends = 0;           // times curl sent the request (on_send)
+  CancelSignal::Subscription cancel_subscription;  // to request.cancel while curl has it
 
   Transfer() = default;
   Transfer(const Transfer&) = delete;
@@ -185,6 +189,14 @@ class CurlTransport final : public WaitableTransport {
     }
   }
 
+  // The transfer's signal fired: curl drops it, and its connection with it (see the top).
+  void cancel_transfer(Transfer& transfer) {
+    detach(transfer);
+    transfer.response =
+        cancelled_response(transfer.started, http::cancelled_message(*transfer.request.cancel));
+    loop_.post(transfer.waiter);
+  }
+
   // The coroutine frame holding `transfer` is being destroyed while curl still has it.
   void abandon(Transfer& transfer) { detach(transfer); }
 
@@ -208,6 +220,7 @@ class CurlTransport final : public WaitableTransport {
 
   void cleanup() {
     for (Transfer* transfer = first_; transfer != nullptr; transfer = transfer->next) {
+      transfer->cancel_subscription.reset();
       curl_.multi_remove_handle(transfer->shard->multi, transfer->handle->easy);
       transfer->shard = nullptr;
       transfer->handle = nullptr;
@@ -231,16 +244,18 @@ class CurlTransport final : public WaitableTransport {
     return *best;
   }
 
-  static HttpResponse cancelled_response(Clock::time_point started) {
+  static HttpResponse cancelled_response(Clock::time_point started,
+                                         std::string message = "the run was stopped") {
     HttpResponse response;
     response.failure = HttpResponse::Failure::kCancelled;
-    response.failure_message = "the run was stopped";
+    response.failure_message = std::move(message);
     response.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
     return response;
   }
 
   // Takes the transfer back from curl, its easy handle returned to the pool.
   void detach(Transfer& transfer) {
+    transfer.cancel_subscription.reset();
     curl_.multi_remove_handle(transfer.shard->multi, transfer.handle->easy);
     transfer.handle->transfer = nullptr;
     idle_.push_back(transfer.handle);
@@ -261,6 +276,10 @@ class CurlTransport final : public WaitableTransport {
       return false;  // the awaiting coroutine continues at once
     }
     const HttpRequest& request = transfer.request;
+    if (request.cancel != nullptr && request.cancel->fired()) {
+      transfer.response = cancelled_response(transfer.started, http::cancelled_message(*request.cancel));
+      return false;
+    }
     const curl_slist* headers = header_list(request.headers);
     if (headers == nullptr) return fail_to_start(transfer, "curl_slist_append failed");
     EasyHandle* handle = acquire_handle();
@@ -300,6 +319,11 @@ class CurlTransport final : public WaitableTransport {
     if (first_ != nullptr) first_->previous = &transfer;
     first_ = &transfer;
     ++in_flight_;
+    // Runs from CancelSignal::fire, on the loop thread, between coroutines (never inside a curl
+    // call, where removing a handle is refused). detach() unsubscribes, however the transfer ends.
+    if (request.cancel != nullptr)
+      transfer.cancel_subscription =
+          request.cancel->subscribe([this, &transfer] { cancel_transfer(transfer); });
     return true;
   }
 

@@ -34,6 +34,11 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
+std::string cancelled_message(const CancelSignal& signal) {
+  std::string reason = one_line(signal.reason());
+  return reason.empty() ? std::string("cancelled") : reason;
+}
+
 namespace {
 
 // Thousands of concurrent connections need thousands of descriptors; the default soft limit

@@ -1,7 +1,8 @@
 #pragma once
 // What parley's two HTTP transports (libcurl's and the native one) share: reading a Retry-After
 // value, matching a header line by name, one-line failure text, the descriptor limit that
-// thousands of connections need, and how long poll() may wait. Internal to src/llm.
+// thousands of connections need, how long poll() may wait, and what a cancelled call says.
+// Internal to src/llm.
 
 #include <sys/resource.h>
 
@@ -9,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "parley/cancel.h"
 
 namespace parley::http {
 
@@ -26,6 +29,9 @@ std::string one_line(std::string_view text);
 // would only spin.
 std::chrono::milliseconds wait_before(std::chrono::milliseconds max_wait,
                                       std::optional<std::chrono::steady_clock::time_point> deadline);
+
+// What a transfer or call that `signal` ended says: the signal's reason ("cancelled" if none).
+std::string cancelled_message(const CancelSignal& signal);
 
 // Raises the soft limit on open descriptors to the hard limit, once per process; returns it.
 rlim_t raise_open_file_limit_once();

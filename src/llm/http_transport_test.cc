@@ -105,8 +105,26 @@ class ScriptedServer {
     return seen_;
   }
   int connections() const { return accepted_; }
+  // Connections the client closed while the server was still to answer a request on them.
+  int hangups() const { return hangups_; }
+  // Waits (up to two seconds) until `count` hang-ups were seen; false if they were not.
+  bool await_hangups(int count) const {
+    for (auto waited = 0ms; waited < 2000ms; waited += 5ms) {
+      if (hangups_ >= count) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return hangups_ >= count;
+  }
 
  private:
+  // Whether the client closed its end (an orderly FIN or a reset) of `fd`: what a server sees
+  // of a client that went away while it was working on the reply.
+  static bool client_closed(int fd) {
+    char byte = 0;
+    const ssize_t got = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+  }
+
   void accept_loop() {
     while (!stopping_) {
       const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -137,7 +155,14 @@ class ScriptedServer {
           seen_.push_back({request, connection});
         }
         const Answer answer = answer_(index);
-        for (auto waited = 0ms; waited < answer.delay && !stopping_; waited += 10ms) std::this_thread::sleep_for(10ms);
+        for (auto waited = 0ms; waited < answer.delay && !stopping_ && open; waited += 10ms) {
+          std::this_thread::sleep_for(10ms);
+          if (client_closed(fd)) {
+            ++hangups_;
+            open = false;
+          }
+        }
+        if (!open) break;
         std::string_view out = answer.reply;
         while (!out.empty()) {
           const std::size_t piece = answer.piece_bytes > 0 ? std::min(answer.piece_bytes, out.size()) : out.size();
@@ -163,6 +188,7 @@ class ScriptedServer {
   int listen_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<int> accepted_{0};
+  std::atomic<int> hangups_{0};
   mutable std::mutex mutex_;
   std::vector<Seen> seen_;
   std::vector<int> open_;
@@ -483,6 +509,99 @@ TEST_P(TransportTest, CancelEndsEveryTransferAndRefusesNewOnes) {
     EXPECT_EQ(response.failure_message, "the run was stopped");
   }
   EXPECT_EQ(server.seen().size(), 2u);
+}
+
+// A fired signal ends its own transfer only: the connection it went out on is closed, so the
+// server sees the client go (a gateway's client went away, and so must its backend call), and it
+// is not reused; the other transfer in flight completes as usual.
+TEST_P(TransportTest, ASignalEndsItsTransferAndTheServerSeesItsConnectionClose) {
+  ScriptedServer server([](std::size_t i) {
+    return Answer{reply_with_length("reply " + std::to_string(i)), false, i == 0 ? 60000ms : 300ms};
+  });
+  CancelSignal signal;
+  HttpRequest cancellable = request_to(server.url());
+  cancellable.cancel = &signal;
+  const HttpRequest plain = request_to(server.url());
+  std::vector<HttpResponse> responses(3);
+  auto first = [&]() -> Async<void> { responses[0] = co_await transport_->post(cancellable); };
+  auto second = [&]() -> Async<void> {
+    while (server.seen().empty()) co_await loop_.sleep_for(5ms);  // the cancellable one arrives first
+    responses[1] = co_await transport_->post(plain);
+  };
+  auto canceller = [&]() -> Async<void> {
+    while (server.seen().size() < 2) co_await loop_.sleep_for(5ms);
+    EXPECT_EQ(signal.subscribers(), 1u);
+    signal.fire("client went away");
+    EXPECT_EQ(signal.subscribers(), 0u);
+  };
+  loop_.spawn(first());
+  loop_.spawn(second());
+  loop_.spawn(canceller());
+  const auto started = Clock::now();
+  loop_.run();
+  EXPECT_LT(Clock::now() - started, 5000ms);
+  expect_failure(responses[0], Failure::kCancelled);
+  EXPECT_EQ(responses[0].failure_message, "client went away");
+  expect_reply(responses[1], 200, "reply 1");
+  EXPECT_TRUE(server.await_hangups(1)) << "the server never saw the cancelled transfer's connection close";
+  EXPECT_EQ(transport_->in_flight(), 0u);
+  // The next request goes out on a connection that did not carry the cancelled transfer.
+  expect_reply(post(plain), 200, "reply 2");
+  const std::vector<Seen> seen = server.seen();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_NE(seen[2].connection, seen[0].connection);
+  EXPECT_EQ(server.hangups(), 1);
+}
+
+TEST_P(TransportTest, AnAlreadyFiredSignalEndsThePostAtOnceWithNothingSent) {
+  ScriptedServer server([](std::size_t) { return Answer{reply_with_length("unused")}; });
+  CancelSignal signal;
+  signal.fire("deadline passed");
+  HttpRequest request = request_to(server.url());
+  request.cancel = &signal;
+  const HttpResponse response = post(request);
+  expect_failure(response, Failure::kCancelled);
+  EXPECT_EQ(response.failure_message, "deadline passed");
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(server.connections(), 0);
+}
+
+// Cancelled while connecting: the half-open connection is dropped at once.
+TEST_P(TransportTest, ASignalEndsATransferStillConnecting) {
+  FullListener listener;
+  CancelSignal signal;
+  HttpRequest request = request_to(listener.url());
+  request.cancel = &signal;
+  request.connect_timeout = 60000ms;
+  request.timeout = 60000ms;
+  std::optional<HttpResponse> response;
+  auto poster = [&]() -> Async<void> { response = co_await transport_->post(request); };
+  auto canceller = [&]() -> Async<void> {
+    co_await loop_.sleep_for(100ms);
+    signal.fire();
+  };
+  loop_.spawn(poster());
+  loop_.spawn(canceller());
+  const auto started = Clock::now();
+  loop_.run();
+  EXPECT_LT(Clock::now() - started, 5000ms);
+  ASSERT_TRUE(response.has_value());
+  expect_failure(*response, Failure::kCancelled);
+  EXPECT_EQ(response->failure_message, "cancelled");
+  EXPECT_EQ(transport_->in_flight(), 0u);
+}
+
+// A transfer that ends otherwise lets go of its signal: firing it later reaches nothing.
+TEST_P(TransportTest, ATransferThatEndsUnsubscribesFromItsSignal) {
+  ScriptedServer server([](std::size_t) { return Answer{reply_with_length("done")}; });
+  CancelSignal signal;
+  HttpRequest request = request_to(server.url());
+  request.cancel = &signal;
+  expect_reply(post(request), 200, "done");
+  EXPECT_EQ(signal.subscribers(), 0u);
+  signal.fire();
+  expect_reply(post(request_to(server.url())), 200, "done");  // the pooled connection still serves
+  EXPECT_EQ(server.connections(), 1);
 }
 
 TEST_P(TransportTest, HundredsInFlightFromOneThread) {

@@ -9,7 +9,8 @@
 // while it is pooled: a server closing an idle connection wakes us and the connection is dropped
 // at once. A reused connection that fails before any byte of the reply arrived was closed by the
 // server in between; the request is then sent once more on a new connection (counted in
-// HttpResponse::resends).
+// HttpResponse::resends). A transfer whose CancelSignal fires closes its connection at once (the
+// server sees the client go) and completes as cancelled.
 
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -102,6 +103,7 @@ struct Transfer {
   bool reply_started = false;
   std::optional<ReplyParser> parser;
   std::string unparsed;  // reply bytes the parser has not taken yet (an incomplete header)
+  CancelSignal::Subscription cancel_subscription;  // to request.cancel while in flight
 
   Transfer() = default;
   Transfer(const Transfer&) = delete;
@@ -187,6 +189,15 @@ class NativeHttpTransport final : public WaitableTransport {
     bury_closed();
   }
 
+  // The transfer's signal fired: its connection is closed, never pooled (what it carried is
+  // half a request or a reply nobody will read, and the server must see the client go).
+  void cancel_transfer(Transfer& transfer) {
+    close_connection(transfer);
+    const std::string reason = http::cancelled_message(*transfer.request.cancel);
+    transfer.response = HttpResponse{};
+    finish(transfer, Failure::kCancelled, reason);
+  }
+
   // The coroutine frame holding `transfer` is being destroyed while it is in flight.
   void abandon(Transfer& transfer) {
     close_connection(transfer);
@@ -214,6 +225,11 @@ class NativeHttpTransport final : public WaitableTransport {
       return false;
     }
     const HttpRequest& request = transfer.request;
+    if (request.cancel != nullptr && request.cancel->fired()) {
+      transfer.response.failure = Failure::kCancelled;
+      transfer.response.failure_message = http::cancelled_message(*request.cancel);
+      return false;
+    }
     transfer.url = known_url(request.url);
     if (transfer.url == nullptr) {
       return fail_at_start(transfer, "the native HTTP transport serves only http:// to an IP address or localhost");
@@ -230,6 +246,11 @@ class NativeHttpTransport final : public WaitableTransport {
     first_ = &transfer;
     ++in_flight_;
     if (request.timeout.count() > 0) transfer.total_deadline = transfer.started + request.timeout;
+    // Runs from CancelSignal::fire, on the loop thread, between coroutines; it only closes a
+    // socket and posts the waiter. unlink() unsubscribes, however the transfer ends.
+    if (request.cancel != nullptr)
+      transfer.cancel_subscription =
+          request.cancel->subscribe([this, &transfer] { cancel_transfer(transfer); });
     if (Connection* idle = transfer.url->origin->idle) {
       take_idle(*idle);
       attach(transfer, *idle);
@@ -581,6 +602,7 @@ class NativeHttpTransport final : public WaitableTransport {
   // Takes the transfer off the list of those in flight; it stays off (owner cleared).
   void unlink(Transfer& transfer) {
     set_timer(transfer, std::nullopt);
+    transfer.cancel_subscription.reset();
     (transfer.previous != nullptr ? transfer.previous->next : first_) = transfer.next;
     if (transfer.next != nullptr) transfer.next->previous = transfer.previous;
     transfer.previous = transfer.next = nullptr;

@@ -1,5 +1,7 @@
 // OpenAiClient: chat completions and embeddings against an OpenAI-compatible endpoint, with
-// retries and a per-endpoint concurrency limit. JSON stays in openai_json; this file is control flow.
+// retries, a per-endpoint concurrency limit, a request's CancelSignal stopping its call, and the
+// probes that find out once whether the endpoint takes "n" and "logprobs". JSON stays in
+// openai_json; this file is control flow.
 
 #include <chrono>
 #include <cmath>
@@ -14,8 +16,10 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "llm/http_support.h"
 #include "llm/openai_json.h"
 #include "llm/redact.h"
+#include "llm/wait_list.h"
 #include "parley/llm_client.h"
 
 namespace parley {
@@ -41,13 +45,61 @@ std::string api_key_of(const EndpointOptions& options) {
   return key;
 }
 
-// Whether a failed request with "n" was refused for asking "n" (openai::refuses_n reads the
-// server's error). A timeout or a rate limit is never about "n"; any other error is the
-// ordinary error it is (a bad key, a prompt too long), never a sign that "n" is unsupported.
-bool rejects_n(const CallError& error, const HttpResponse& response) {
+// Whether a failed request was refused for asking what `names` looks for in the server's error
+// (openai::refuses_n, openai::refuses_logprobs). A timeout or a rate limit is never about it;
+// any other error is the ordinary error it is (a bad key, a prompt too long), never a sign that
+// the parameter is unsupported.
+bool refused_for(const CallError& error, const HttpResponse& response, bool (*names)(std::string_view)) {
   return error.kind == CallErrorKind::kHttpStatus && error.http_status != 408 && error.http_status != 429 &&
-         openai::refuses_n(response.body);
+         names(response.body);
 }
+
+// The call's signal ended it after `attempts` requests were sent.
+CallError cancelled_error(const CancelSignal& cancel, int attempts) {
+  return CallError{CallErrorKind::kCancelled, 0, http::cancelled_message(cancel), attempts};
+}
+
+// Counts `attempts` more requests sent for a call: one refused for a parameter, then sent again.
+void add_attempts(ChatResult& result, int attempts) {
+  std::visit([attempts](auto& outcome) { outcome.attempts += attempts; }, result);
+}
+
+// What an endpoint was found to take ("n", "logprobs"): unknown until a request asking for it
+// is answered. The first such request is the probe (begin_probe); requests arriving while it is
+// in flight wait for its answer (wait), so a server that refuses is asked once, not once per call.
+class Capability {
+ public:
+  enum class State { kUnknown, kProbing, kSupported, kUnsupported };
+
+  State state() const { return state_; }
+  bool probing() const { return state_ == State::kProbing; }
+  bool unsupported() const { return state_ == State::kUnsupported; }
+  // Makes the caller the probe when nothing is known yet; true when it is.
+  bool begin_probe() {
+    if (state_ != State::kUnknown) return false;
+    state_ = State::kProbing;
+    return true;
+  }
+  // Records what was learnt (kUnknown: nothing; the next request probes again) and wakes the
+  // requests that waited for the probe.
+  void settle(State state) {
+    state_ = state;
+    waiters_.notify_all();
+  }
+  // Awaitable: until the probe in flight settles; co_await yields false when `*cancel` fired first.
+  WaitList::Wait wait(EventLoop& loop, CancelSignal* cancel) { return waiters_.wait(loop, cancel); }
+
+ private:
+  State state_ = State::kUnknown;
+  WaitList waiters_;
+};
+using Support = Capability::State;
+
+// What the error to a request refused, as post_with_retries finds it: its "n", its "logprobs".
+struct Refusals {
+  bool n = false;
+  bool logprobs = false;
+};
 
 class OpenAiClient final : public LlmClient {
  public:
@@ -71,38 +123,58 @@ class OpenAiClient final : public LlmClient {
   // request, so a call queued for a permit holds one frame and no body yet (ten thousand calls
   // in flight and as many waiting made the frames a large part of the heap).
   Async<ChatResult> chat(ChatRequest request) override {
+    if (request.sampling.logprobs) return chat_with_logprobs(std::move(request));
     return post_with_retries<ChatResponse>(chat_url_, std::move(request));
   }
 
   Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
     if (n <= 1) co_return co_await LlmClient::chat_n(std::move(request), n);
-    while (n_support_ == NSupport::kProbing) co_await NSupportSettled{this};
-    std::vector<ChatResult> results;
-    if (n_support_ != NSupport::kUnsupported) {
-      const bool probing = n_support_ == NSupport::kUnknown;
-      if (probing) n_support_ = NSupport::kProbing;
-      bool refused_n = false;
-      auto outcome = co_await post_with_retries<Choices>(chat_url_, ChoicesRequest{&request, n, &refused_n});
-      if (auto* reply = std::get_if<Choices>(&outcome)) {
-        for (ChatResponse& choice : reply->choices) {
-          choice.latency_ms = reply->latency_ms;
-          choice.attempts = reply->attempts;
-          results.emplace_back(std::move(choice));
-        }
-        if (static_cast<int>(results.size()) == n) {
-          if (probing) settle_n_support(NSupport::kSupported);
-          co_return results;
-        }
-        // Fewer choices than asked: the server ignores "n". Those it sent are kept.
-      } else {
-        const CallError& error = std::get<CallError>(outcome);
-        if (!refused_n) {
-          if (probing) settle_n_support(NSupport::kUnknown);  // not an answer about "n": probe again later
-          co_return std::vector<ChatResult>(static_cast<std::size_t>(n), ChatResult(error));
-        }
-      }
-      settle_n_support(NSupport::kUnsupported);
+    const auto count = static_cast<std::size_t>(n);
+    // Waits out the probes in flight; a call never holds a probe while it waits for another.
+    while (n_support_.probing() || (request.sampling.logprobs && logprobs_.probing())) {
+      Capability& probe = n_support_.probing() ? n_support_ : logprobs_;
+      if (!co_await probe.wait(loop_, request.cancel))
+        co_return std::vector<ChatResult>(count, ChatResult(cancelled_error(*request.cancel, 0)));
     }
+    // Without "n", one chat() per sample, each asking for log-probabilities as chat() does.
+    if (n_support_.unsupported()) co_return co_await LlmClient::chat_n(std::move(request), n);
+    if (logprobs_.unsupported()) request.sampling.logprobs = false;
+    const bool probing_n = n_support_.begin_probe();
+    const bool probing_logprobs = request.sampling.logprobs && logprobs_.begin_probe();
+    Refusals refused;
+    const ChoicesRequest asked{&request, n};
+    auto outcome = co_await post_with_retries<Choices>(chat_url_, asked, &refused);
+    std::vector<ChatResult> results;
+    if (auto* reply = std::get_if<Choices>(&outcome)) {
+      if (probing_logprobs) logprobs_.settle(Support::kSupported);
+      for (ChatResponse& choice : reply->choices) {
+        choice.latency_ms = reply->latency_ms;
+        choice.attempts = reply->attempts;
+        results.emplace_back(std::move(choice));
+      }
+      if (results.size() == count) {
+        if (probing_n) n_support_.settle(Support::kSupported);
+        co_return results;
+      }
+      // Fewer choices than asked: the server ignores "n". Those it sent are kept.
+    } else {
+      const CallError error = std::get<CallError>(outcome);
+      if (refused.logprobs) {
+        // Asked again at once without log-probabilities; "n" is still to be found out.
+        logprobs_.settle(Support::kUnsupported);
+        if (probing_n) n_support_.settle(Support::kUnknown);
+        request.sampling.logprobs = false;
+        results = co_await chat_n(std::move(request), n);
+        for (ChatResult& result : results) add_attempts(result, error.attempts);
+        co_return results;
+      }
+      if (probing_logprobs) logprobs_.settle(Support::kUnknown);  // not an answer about logprobs
+      if (!refused.n) {
+        if (probing_n) n_support_.settle(Support::kUnknown);  // not an answer about "n": probe again later
+        co_return std::vector<ChatResult>(count, ChatResult(error));
+      }
+    }
+    n_support_.settle(Support::kUnsupported);
     // One request per sample not answered yet.
     const int answered = static_cast<int>(results.size());
     request.note.sample += answered;
@@ -122,13 +194,37 @@ class OpenAiClient final : public LlmClient {
     double latency_ms = 0.0;
     int attempts = 1;
   };
-  // A chat request asked with "n"; chat_n awaits the call at once, so pointers into its frame
-  // outlive it. refused_n is set when the server refused the request for its "n" (rejects_n).
+  // A chat request asked with "n"; chat_n awaits the call at once, so the pointer into its
+  // frame outlives it.
   struct ChoicesRequest {
     const ChatRequest* request;
     int n;
-    bool* refused_n;
   };
+
+  // A chat asking for log-probabilities: sent with them while the endpoint takes them (or may:
+  // the first such request is the probe, which later ones wait for), without them once it
+  // refused them. A request refused for them is sent again at once without them, and the
+  // endpoint remembers; its reply then simply has no logprobs.
+  Async<ChatResult> chat_with_logprobs(ChatRequest request) {
+    while (logprobs_.probing())
+      if (!co_await logprobs_.wait(loop_, request.cancel)) co_return cancelled_error(*request.cancel, 0);
+    if (logprobs_.unsupported()) request.sampling.logprobs = false;
+    const bool probing = request.sampling.logprobs && logprobs_.begin_probe();
+    Refusals refused;
+    const ChatRequest* asked = &request;  // read while each post is awaited, here
+    ChatResult outcome = co_await post_with_retries<ChatResponse>(chat_url_, asked, &refused);
+    if (refused.logprobs) {
+      logprobs_.settle(Support::kUnsupported);
+      const int refused_attempts = std::get<CallError>(outcome).attempts;
+      request.sampling.logprobs = false;
+      outcome = co_await post_with_retries<ChatResponse>(chat_url_, asked);
+      add_attempts(outcome, refused_attempts);
+    } else if (probing) {
+      logprobs_.settle(std::holds_alternative<ChatResponse>(outcome) ? Support::kSupported
+                                                                     : Support::kUnknown);
+    }
+    co_return outcome;
+  }
 
   const std::string& model_of(const std::string& requested) const {
     return requested.empty() ? options_.model : requested;
@@ -136,6 +232,7 @@ class OpenAiClient final : public LlmClient {
   std::string body_of(const ChatRequest& request) const {
     return openai::chat_request_body(model_of(request.model), request.messages, request.sampling);
   }
+  std::string body_of(const ChatRequest* request) const { return body_of(*request); }
   std::string body_of(const EmbeddingRequest& request) const {
     return openai::embedding_request_body(model_of(request.model), request.inputs);
   }
@@ -152,22 +249,44 @@ class OpenAiClient final : public LlmClient {
                                                                const ChatRequest& request) {
     return openai::parse_chat_response(reply, request);
   }
+  static std::variant<ChatResponse, openai::BadResponse> parse(std::string_view reply,
+                                                               const ChatRequest* request) {
+    return openai::parse_chat_response(reply, *request);
+  }
   static std::variant<EmbeddingResponse, openai::BadResponse> parse(std::string_view reply,
                                                                     const EmbeddingRequest& request) {
     return openai::parse_embedding_response(reply, request.inputs);
   }
+  // The request's signal, and which of the parameters a server may refuse it asks for.
+  static CancelSignal* cancel_of(const ChatRequest& request) { return request.cancel; }
+  static CancelSignal* cancel_of(const ChatRequest* request) { return request->cancel; }
+  static CancelSignal* cancel_of(const EmbeddingRequest& request) { return request.cancel; }
+  static CancelSignal* cancel_of(const ChoicesRequest& asked) { return asked.request->cancel; }
+  static bool asks_logprobs(const ChatRequest& request) { return request.sampling.logprobs; }
+  static bool asks_logprobs(const ChatRequest* request) { return request->sampling.logprobs; }
+  static bool asks_logprobs(const EmbeddingRequest& /*request*/) { return false; }
+  static bool asks_logprobs(const ChoicesRequest& asked) { return asked.request->sampling.logprobs; }
+  template <class Request>
+  static bool asks_n(const Request& /*request*/) {
+    return std::is_same_v<Request, ChoicesRequest>;
+  }
 
   // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
   // body is parsed into a Response or an openai::BadResponse. The body is written once, when
-  // the first permit is held, and sent again as it is on every retry. An error refusing "n"
-  // (rejects_n) is returned at once, not retried.
+  // the first permit is held, and sent again as it is on every retry. With `refusals`, an error
+  // refusing the request's "n" or "logprobs" (refused_for) is returned at once, not retried, and
+  // says so there. The request's signal ends the call wherever it waits — for a permit (it
+  // leaves the queue), on the transport (the connection is closed), in a back-off — with a
+  // kCancelled error, never retried.
   template <class Response, class Request>
-  Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request) {
+  Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request,
+                                                             Refusals* refusals = nullptr) {
+    CancelSignal* const cancel = cancel_of(request);
     std::string body;
     int sent = 0;  // requests sent, a transport's resends included
     for (int attempt = 1;; ++attempt) {
       // The permit covers the attempt only: a request backing off must not block others.
-      co_await permits_.acquire();
+      if (!co_await permits_.acquire(loop_, cancel)) co_return cancelled_error(*cancel, sent);
       if (attempt == 1) body = body_of(request);
       HttpRequest http;
       http.url = url;
@@ -176,6 +295,7 @@ class OpenAiClient final : public LlmClient {
       http.timeout = to_ms(options_.timeout_s);
       http.connect_timeout = to_ms(options_.connect_timeout_s);
       http.max_response_bytes = options_.max_reply_bytes;
+      http.cancel = cancel;
       HttpResponse response = co_await transport_.post(http);
       permits_.release(loop_);
       sent += 1 + response.resends;
@@ -188,12 +308,14 @@ class OpenAiClient final : public LlmClient {
       }
       auto& error = std::get<CallError>(outcome);
       error.attempts = sent;
-      if constexpr (std::is_same_v<Request, ChoicesRequest>) {
-        *request.refused_n = rejects_n(error, response);
-        if (*request.refused_n) co_return std::move(outcome);
+      if (refusals != nullptr) {
+        refusals->n = asks_n(request) && refused_for(error, response, openai::refuses_n);
+        refusals->logprobs = asks_logprobs(request) && refused_for(error, response, openai::refuses_logprobs);
+        if (refusals->n || refusals->logprobs) co_return std::move(outcome);
       }
       if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
-      co_await loop_.sleep_for(options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform()));
+      const auto pause = options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform());
+      if (!co_await loop_.sleep_for(pause, cancel)) co_return cancelled_error(*cancel, sent);
     }
   }
 
@@ -234,20 +356,6 @@ class OpenAiClient final : public LlmClient {
     return std::move(std::get<Response>(parsed));
   }
 
-  // Whether the endpoint honours "n", learnt from the first chat_n call (the probe); calls
-  // arriving while it is in flight wait for its answer.
-  enum class NSupport { kUnknown, kProbing, kSupported, kUnsupported };
-  struct NSupportSettled {
-    OpenAiClient* client;
-    bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> waiter) { client->n_support_waiters_.push_back(waiter); }
-    void await_resume() const noexcept {}
-  };
-  void settle_n_support(NSupport support) {
-    n_support_ = support;
-    for (std::coroutine_handle<> waiter : std::exchange(n_support_waiters_, {})) loop_.post(waiter);
-  }
-
   EventLoop& loop_;
   HttpTransport& transport_;
   EndpointOptions options_;
@@ -258,8 +366,8 @@ class OpenAiClient final : public LlmClient {
   std::vector<std::string> headers_;
   AsyncSemaphore permits_;
   Rng jitter_;
-  NSupport n_support_ = NSupport::kUnknown;
-  std::vector<std::coroutine_handle<>> n_support_waiters_;
+  Capability n_support_;  // whether the endpoint honours "n" (chat_n)
+  Capability logprobs_;   // whether it takes "logprobs"
 };
 
 }  // namespace

@@ -678,23 +678,37 @@ std::string error_summary(std::string_view body, std::size_t max_bytes) {
 
 namespace {
 
+// In a Python repr of validation errors ("[{'type': ..., 'loc': ('body', 'n'), ...}]"), whether a
+// field location ends in one of `fields` (each quoted, as 'n'); nullopt when `message` (lower
+// case) is no such repr. Such a repr quotes the request back ('n': 3) whatever the error was
+// about, so only the locations count.
+std::optional<bool> repr_location_names(std::string_view message,
+                                        std::initializer_list<std::string_view> fields) {
+  const std::size_t first = message.find("'loc':");
+  if (first == std::string_view::npos) return std::nullopt;
+  for (std::size_t at = first; at != std::string_view::npos; at = message.find("'loc':", at + 1)) {
+    const std::size_t close = message.find_first_of(")]", at);
+    if (close == std::string_view::npos) continue;
+    std::string_view location = message.substr(at, close - at);
+    while (location.ends_with(' ') || location.ends_with(',')) location.remove_suffix(1);
+    for (const std::string_view field : fields)
+      if (location.ends_with(field)) return true;
+  }
+  return false;
+}
+
+std::string lower_case(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // Whether one error message names n: quoted ('n', "n", `n`), as the subject of a rule ("n must
 // be 1", "n > 1", "only n=1", "n != 1", "n: 4 exceeds ..."), as the argument a sentence ends on
 // ("Unrecognized request argument supplied: n"), or in the words of servers that answer one
-// choice only. In a Python repr of validation errors only a field location ending in 'n' counts:
-// such a repr quotes the request back ('n': 3), whatever the error was about.
-bool message_names_n(std::string message) {
-  for (char& c : message) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (const std::size_t first = message.find("'loc':"); first != std::string::npos) {
-    for (std::size_t at = first; at != std::string::npos; at = message.find("'loc':", at + 1)) {
-      const std::size_t close = message.find_first_of(")]", at);
-      if (close == std::string::npos) continue;
-      std::string_view location = std::string_view(message).substr(at, close - at);
-      while (location.ends_with(' ') || location.ends_with(',')) location.remove_suffix(1);
-      if (location.ends_with("'n'")) return true;
-    }
-    return false;
-  }
+// choice only. In a Python repr of validation errors only a field location ending in 'n' counts.
+bool message_names_n(const std::string& text) {
+  const std::string message = lower_case(text);
+  if (const auto located = repr_location_names(message, {"'n'"})) return *located;
   for (const std::string_view quoted : {"'n'", "\"n\"", "`n`"}) {
     if (message.find(quoted) != std::string::npos) return true;
   }
@@ -719,23 +733,41 @@ bool message_names_n(std::string message) {
   return false;
 }
 
-}  // namespace
+// Whether one error message names log-probabilities: "logprobs", "top_logprobs", "log_probs",
+// "log probabilities" in any case. The word is distinctive, so any mention counts, except in a
+// Python repr of validation errors, where only a field location ending in 'logprobs' or
+// 'top_logprobs' does (see repr_location_names).
+bool message_names_logprobs(const std::string& text) {
+  const std::string message = lower_case(text);
+  if (const auto located = repr_location_names(message, {"'logprobs'", "'top_logprobs'"})) return *located;
+  for (const std::string_view word : {"logprob", "log_prob", "log prob"}) {
+    if (message.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
 
-bool refuses_n(std::string_view body) {
-  // Only what a JSON error object says went wrong is read — never the raw body (an HTML error
-  // page, a traceback) nor the request a server echoes back in a validation error.
+// What a JSON error object says went wrong: the request fields it names (error.param; the last
+// part of each FastAPI/pydantic validation error's loc) and its messages (error as a string,
+// error.message, message, detail, each detail[].msg). Only these are read — never the raw body
+// (an HTML error page, a traceback) nor the request a server echoes back in a validation error.
+struct ErrorSays {
+  std::vector<std::string> fields;
+  std::vector<std::string> messages;
+};
+
+ErrorSays what_the_error_says(std::string_view body) {
+  ErrorSays says;
   const JsonBody json(body);
   const element* root = json.root();
-  if (root == nullptr || !root->is_object()) return false;
+  if (root == nullptr || !root->is_object()) return says;
   const std::optional<element> error = member(*root, "error");
-  if (error && string_or_empty(member(*error, "param")) == "n") return true;
-  std::vector<std::string> messages;
-  if (error && error->is_string()) messages.push_back(string_or_empty(error));
-  if (error) messages.push_back(string_or_empty(member(*error, "message")));
-  messages.push_back(string_or_empty(member(*root, "message")));
+  if (error) says.fields.push_back(string_or_empty(member(*error, "param")));
+  if (error && error->is_string()) says.messages.push_back(string_or_empty(error));
+  if (error) says.messages.push_back(string_or_empty(member(*error, "message")));
+  says.messages.push_back(string_or_empty(member(*root, "message")));
   // {"detail": "..."}, or FastAPI's list of validation errors, each with its field's location.
   if (const std::optional<element> detail = member(*root, "detail")) {
-    messages.push_back(string_or_empty(detail));
+    says.messages.push_back(string_or_empty(detail));
     simdjson::dom::array problems;
     if (detail->get_array().get(problems) == simdjson::SUCCESS) {
       for (const element problem : problems) {
@@ -743,14 +775,31 @@ bool refuses_n(std::string_view body) {
         if (const auto loc = member(problem, "loc"); loc && loc->get_array().get(location) == simdjson::SUCCESS) {
           std::optional<element> last;
           for (const element part : location) last = part;
-          if (last && string_or_empty(last) == "n") return true;
+          if (last) says.fields.push_back(string_or_empty(last));
         }
-        messages.push_back(string_or_empty(member(problem, "msg")));
+        says.messages.push_back(string_or_empty(member(problem, "msg")));
       }
     }
   }
-  return std::any_of(messages.begin(), messages.end(),
-                     [](const std::string& message) { return !message.empty() && message_names_n(message); });
+  return says;
+}
+
+// Whether the error names one of `fields`, or one of its messages passes `names`.
+bool error_names(std::string_view body, std::initializer_list<std::string_view> fields,
+                 bool (*names)(const std::string&)) {
+  const ErrorSays says = what_the_error_says(body);
+  for (const std::string& field : says.fields)
+    if (std::find(fields.begin(), fields.end(), field) != fields.end()) return true;
+  return std::any_of(says.messages.begin(), says.messages.end(),
+                     [names](const std::string& message) { return !message.empty() && names(message); });
+}
+
+}  // namespace
+
+bool refuses_n(std::string_view body) { return error_names(body, {"n"}, message_names_n); }
+
+bool refuses_logprobs(std::string_view body) {
+  return error_names(body, {"logprobs", "top_logprobs"}, message_names_logprobs);
 }
 
 LogprobStats reduce_logprobs(const std::vector<double>& token_logprobs) {

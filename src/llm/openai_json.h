@@ -86,6 +86,12 @@ std::string error_summary(std::string_view body, std::size_t max_bytes = kErrorS
 // traceback or the request echoed back is not about it.
 bool refuses_n(std::string_view body);
 
+// Whether an error body says the server will not take the "logprobs" a request asked for: read
+// as refuses_n reads it, the field being "logprobs" or "top_logprobs", and any message that
+// names log-probabilities ("logprobs", "log_probs", "log probabilities"; in a Python repr of
+// validation errors only a field location counts, as for n).
+bool refuses_logprobs(std::string_view body);
+
 // `text` cut to at most max_bytes on a UTF-8 boundary, "..." marking a cut.
 std::string shorten_utf8(std::string text, std::size_t max_bytes);
 

@@ -623,6 +623,37 @@ TEST(RefusesN, TheParamOrARuleAboutNNotAnyWordN) {
   EXPECT_FALSE(refuses_n(error_message("[{'type': 'missing', 'loc': ('body', 'model'), 'msg': 'Field required', 'input': {'messages': [], 'n': 3}}]")));
 }
 
+TEST(RefusesLogprobs, TheFieldOrAMessageNamingLogprobs) {
+  EXPECT_TRUE(refuses_logprobs(R"({"error": {"message": "Unsupported parameter.", "param": "logprobs"}})"));
+  EXPECT_TRUE(
+      refuses_logprobs(R"({"error": {"message": "Unsupported parameter.", "param": "top_logprobs"}})"));
+  EXPECT_TRUE(refuses_logprobs(R"({"detail": "logprobs are not supported"})"));
+  EXPECT_TRUE(refuses_logprobs(R"({"error": "LogProbs not available for this model"})"));
+  for (const char* message :
+       {"`logprobs` is not supported with this model", "This model does not return log probabilities",
+        "Unrecognized request argument supplied: logprobs", "log_probs: unsupported"}) {
+    EXPECT_TRUE(refuses_logprobs(error_message(message))) << message;
+  }
+  EXPECT_TRUE(refuses_logprobs(
+      R"({"detail": [{"type": "extra_forbidden", "loc": ["body", "logprobs"], "msg": "Extra inputs are not permitted", "input": true}]})"));
+  EXPECT_TRUE(
+      refuses_logprobs(error_message("[{'type': 'extra_forbidden', 'loc': ('body', 'logprobs'), 'msg': "
+                                     "'Extra inputs are not permitted'}]")));
+
+  // Not about log-probabilities: another field, an error about n, no JSON error object...
+  EXPECT_FALSE(refuses_logprobs(R"({"error": {"message": "Unsupported value.", "param": "n"}})"));
+  EXPECT_FALSE(refuses_logprobs(error_message("This model's maximum context length is 4096 tokens.")));
+  EXPECT_FALSE(refuses_logprobs(error_message("")));
+  EXPECT_FALSE(refuses_logprobs("logprobs are not supported"));
+  EXPECT_FALSE(refuses_logprobs("<html><body>logprobs 502</body></html>"));
+  // ...nor the request echoed back beside an error about something else.
+  EXPECT_FALSE(refuses_logprobs(
+      R"({"detail": [{"type": "missing", "loc": ["body", "model"], "msg": "Field required", "input": {"messages": [], "logprobs": true}}]})"));
+  EXPECT_FALSE(
+      refuses_logprobs(error_message("[{'type': 'missing', 'loc': ('body', 'model'), 'msg': 'Field "
+                                     "required', 'input': {'messages': [], 'logprobs': True}}]")));
+}
+
 TEST(ReduceLogprobs, PinnedByHand) {
   LogprobStats stats = reduce_logprobs({-0.1, -0.5, -2.0});
   EXPECT_EQ(stats.tokens, 3);

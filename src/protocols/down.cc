@@ -4,8 +4,10 @@
 // confidence is the self-reported one (`confidence: verbal`, the default) or one computed from
 // the reply's token log-probabilities (`confidence: logprob`: iMAD §1 describes DOWN's score as
 // "typically computed as the average log-probability of the output tokens"; parley puts it on a
-// probability scale as exp(mean token log-probability), i.e. 1/perplexity). A reply without the
-// chosen confidence counts as confidence 0. docs/protocols.md ("down").
+// probability scale as exp(mean token log-probability), i.e. 1/perplexity). A reply without
+// log-probabilities (a server that returns none) falls back to its stated confidence; a reply
+// without the confidence used counts as confidence 0. docs/protocols.md ("down", and "Backend
+// capabilities and fallbacks").
 #include <cmath>
 
 #include "protocols/prompts.h"
@@ -39,9 +41,13 @@ class Down final : public Protocol {
                           {"confidence_source", source_ == ConfidenceSource::kLogprob ? "logprob" : "verbal"}};
     std::optional<double> confidence = turn.answer.confidence;
     if (source_ == ConfidenceSource::kLogprob) {
-      confidence.reset();
-      if (turn.logprobs) confidence = std::exp(turn.logprobs->mean_token_logprob());
-      else detail["no_logprobs"] = "the reply carried no token log-probabilities, so its confidence counts as 0";
+      if (turn.logprobs) {
+        confidence = std::exp(turn.logprobs->mean_token_logprob());
+      } else {
+        detail["no_logprobs"] =
+            "the reply carried no token log-probabilities, so its stated confidence is used";
+        detail["confidence_used"] = "verbal";
+      }
     }
     detail["confidence"] = confidence ? nlohmann::json(*confidence) : nlohmann::json(nullptr);
     const bool debate_wanted = confidence.value_or(0.0) < threshold_;

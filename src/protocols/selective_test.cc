@@ -170,16 +170,34 @@ TEST(Down, LogprobConfidenceIsTheExponentialOfTheMeanTokenLogprob) {
     EXPECT_NEAR((*trigger)["confidence"].get<double>(), expected, 1e-12);
     EXPECT_EQ((*trigger)["decision"], decision);
   }
-  // Without log-probabilities the confidence is missing (counts as 0): a debate, and it says why.
-  Harness h = down_harness("Mars.\nAnswer: A\nConfidence: 95%");
-  const Transcript t = h.run("down", {{"confidence", std::string("logprob")}});
-  EXPECT_EQ((*event(t, "trigger"))["decision"], "debate");
-  EXPECT_TRUE((*event(t, "trigger"))["confidence"].is_null());
-  EXPECT_TRUE(event(t, "trigger")->contains("no_logprobs"));
   // The verbal default asks for none.
   Harness verbal = down_harness("Mars.\nAnswer: A\nConfidence: 95%");
   EXPECT_EQ((*event(verbal.run("down"), "trigger"))["confidence_source"], "verbal");
   EXPECT_FALSE(verbal.client->requests[0].sampling.logprobs);
+}
+
+// A server that returns no log-probabilities (it refused them, or ignores them): the stated
+// confidence stands in, and the trigger event says so; without one either, it counts as 0.
+TEST(Down, WithoutLogprobsTheStatedConfidenceIsUsedAndTheEventSaysSo) {
+  Harness h = down_harness("Mars.\nAnswer: A\nConfidence: 95%");
+  const Transcript t = h.run("down", {{"confidence", std::string("logprob")}});
+  EXPECT_TRUE(h.client->requests[0].sampling.logprobs);  // asked for, none came
+  const auto trigger = event(t, "trigger");
+  ASSERT_TRUE(trigger);
+  EXPECT_EQ((*trigger)["decision"], "skip");
+  EXPECT_DOUBLE_EQ((*trigger)["confidence"].get<double>(), 0.95);
+  EXPECT_EQ((*trigger)["confidence_source"], "logprob");
+  EXPECT_EQ((*trigger)["confidence_used"], "verbal");
+  EXPECT_NE((*trigger)["no_logprobs"].get<std::string>().find("stated confidence"), std::string::npos);
+
+  Harness low = down_harness("Mars.\nAnswer: A\nConfidence: 40%");
+  EXPECT_EQ((*event(low.run("down", {{"confidence", std::string("logprob")}}), "trigger"))["decision"],
+            "debate");
+
+  Harness silent = down_harness("Mars.\nAnswer: A");
+  const auto none = event(silent.run("down", {{"confidence", std::string("logprob")}}), "trigger");
+  EXPECT_EQ((*none)["decision"], "debate");
+  EXPECT_TRUE((*none)["confidence"].is_null());
 }
 
 TEST(Down, WithoutASingleAnswerTheDebateStartsFromNothing) {

@@ -49,6 +49,29 @@ double signal_of(Signal signal, const Turn& turn) {
   return kMissing;
 }
 
+// The signal a debate ranks by when `wanted` is read from log-probabilities (min_ll, ppl) and
+// no pre-debate reply carried any (a server that returns none): the stated confidence, for
+// every agent alike. One reply without them among others that have them still ranks lowest.
+// docs/protocols.md, "Backend capabilities and fallbacks".
+Signal signal_used(Signal wanted, bool logprobs_returned) {
+  const bool from_logprobs = wanted == Signal::kMinLogLikelihood || wanted == Signal::kPerplexity;
+  return from_logprobs && !logprobs_returned ? Signal::kConfidence : wanted;
+}
+
+const char* signal_name(Signal signal) {
+  switch (signal) {
+    case Signal::kMinLogLikelihood:
+      return "min_ll";
+    case Signal::kPerplexity:
+      return "ppl";
+    case Signal::kConfidence:
+      return "confidence";
+    case Signal::kSurvival:
+      break;
+  }
+  return "svr";
+}
+
 std::optional<Signal> signal_named(const std::string& name) {
   if (name == "min_ll") return Signal::kMinLogLikelihood;
   if (name == "ppl") return Signal::kPerplexity;
@@ -101,6 +124,9 @@ class SvrMad final : public Protocol {
   Async<std::optional<std::string>> run(Debate& debate) const override {
     const Task& task = debate.task();
     std::vector<Standing> agents = co_await pre_debate(debate);
+    const bool logprobs_returned = std::any_of(
+        agents.begin(), agents.end(), [](const Standing& a) { return a.pre_debate.logprobs.has_value(); });
+    const Signal posterior = signal_used(settings_.posterior, logprobs_returned);
 
     std::vector<Answer> pre_debate_answers;
     for (const Standing& a : agents) pre_debate_answers.push_back(a.pre_debate.answer);
@@ -134,7 +160,7 @@ class SvrMad final : public Protocol {
       if (challengers.size() > static_cast<std::size_t>(settings_.communications))
         challengers.resize(static_cast<std::size_t>(settings_.communications));
       for (std::size_t challenger : challengers) {
-        co_await challenge(debate, ++round, agents[receiver], agents[challenger]);
+        co_await challenge(debate, ++round, agents[receiver], agents[challenger], posterior);
         agents[receiver].challenged_by.insert(challenger);
         if (accepted(agents[receiver])) {
           debate.event(round, "stop",
@@ -161,6 +187,19 @@ class SvrMad final : public Protocol {
   Async<std::vector<Standing>> pre_debate(Debate& debate) const {
     std::vector<Seat> seats = take_seats(debate, static_cast<std::size_t>(settings_.agents));
     co_await answer_independently(debate, seats, 0, /*logprobs=*/true);
+    const bool logprobs_returned = std::any_of(
+        seats.begin(), seats.end(), [](const Seat& seat) { return seat.latest.logprobs.has_value(); });
+    const Signal prior = signal_used(settings_.prior, logprobs_returned);
+    const Signal posterior = signal_used(settings_.posterior, logprobs_returned);  // as run() finds it
+    if (prior != settings_.prior || posterior != settings_.posterior) {
+      debate.event(
+          0, "no_logprobs",
+          Json{{"reason",
+                "no pre-debate reply carried token log-probabilities: the stated confidence stands in"},
+               {"prior", signal_name(prior)},
+               {"posterior", signal_name(posterior)}}
+              .dump());
+    }
     std::vector<Standing> agents;
     Json priors = Json::array();
     for (std::size_t i = 0; i < seats.size(); ++i) {
@@ -168,7 +207,7 @@ class SvrMad final : public Protocol {
       a.seat = std::move(seats[i]);
       a.pre_debate = a.seat.latest;
       a.initial = a.pre_debate.answer.value.value_or("");
-      a.prior = signal_of(settings_.prior, a.pre_debate);
+      a.prior = signal_of(prior, a.pre_debate);
       const Turn& t = a.pre_debate;
       priors.push_back(
           {{"agent", a.seat.agent.name},
@@ -218,7 +257,8 @@ class SvrMad final : public Protocol {
   // confidence it stated there) is shown to the receiver in Du et al.'s format; the receiver's
   // conversation continues across its debates. The outcome is "retain" when its answer
   // afterwards is still its pre-debate answer y_r.
-  Async<void> challenge(Debate& debate, int round, Standing& receiver, const Standing& challenger) const {
+  Async<void> challenge(Debate& debate, int round, Standing& receiver, const Standing& challenger,
+                        Signal posterior) const {
     Seat& seat = receiver.seat;
     seat.history.push_back(ChatMessage{"assistant", seat.latest.text});
     seat.history.push_back(ChatMessage{
@@ -235,8 +275,8 @@ class SvrMad final : public Protocol {
         !after.empty() && key_of(debate.task(), after) == key_of(debate.task(), receiver.initial);
     ++receiver.debates;
     ++(retained ? receiver.retained : receiver.changed);
-    if (settings_.posterior != Signal::kSurvival) {
-      const double signal = signal_of(settings_.posterior, seat.latest);
+    if (posterior != Signal::kSurvival) {
+      const double signal = signal_of(posterior, seat.latest);
       receiver.signal_sum += std::isfinite(signal) ? signal : 0.0;
     }
     receiver.post_debate.push_back(after);

@@ -363,8 +363,66 @@ TEST(SvrMad, AUnanimousPreDebateAnswerEndsThere) {
   EXPECT_EQ(events(t, "stop").at(0)["reason"], "unanimous");
   // Every pre-debate answer asked for log-probabilities (the priors).
   for (const auto& r : h.client->requests) EXPECT_TRUE(r.sampling.logprobs);
-  // Without log-probabilities the min-LL prior is missing for everyone, and recorded as such.
+  // The scripted server returns no log-probabilities: min-LL is recorded as missing, and the
+  // stated confidence stands in for the prior.
   EXPECT_TRUE(events(t, "priors").at(0)[0]["min_ll"].is_null());
+  EXPECT_DOUBLE_EQ(events(t, "priors").at(0)[0]["prior"].get<double>(), 0.51);
+  EXPECT_EQ(events(t, "no_logprobs").size(), 1u);
+}
+
+// A server without log-probabilities (it refused them, or returns none): the min-LL prior falls
+// back to the stated confidence for every agent, so the debate runs as with `prior: confidence`
+// (the first test's), and a `no_logprobs` event says so.
+TEST(SvrMad, WithoutLogprobsTheStatedConfidenceStandsInForTheMinLogLikelihoodPrior) {
+  Harness h = svr_harness(kInitial, [](const std::string&, const std::string&) { return says("B", 90); });
+  const Transcript t = h.run("svr_mad", {});
+  const auto fallback = events(t, "no_logprobs");
+  ASSERT_EQ(fallback.size(), 1u);
+  EXPECT_EQ(fallback[0]["prior"], "confidence");
+  EXPECT_EQ(fallback[0]["posterior"], "svr");
+  EXPECT_DOUBLE_EQ(events(t, "priors").at(0)[0]["prior"].get<double>(), 0.9);
+  ASSERT_EQ(t.messages.size(), 8u);
+  EXPECT_EQ(t.messages[6].agent, "a1");
+  EXPECT_EQ(t.messages[6].shown, (std::vector<std::string>{"a3"}));
+  EXPECT_EQ(t.messages[7].shown, (std::vector<std::string>{"a4"}));
+  EXPECT_EQ(events(t, "stop").at(0)["reason"], "accepted");
+  EXPECT_EQ(t.final_answer, "B");
+}
+
+// App. B's min-LL posterior without log-probabilities: the mean stated confidence after each
+// debate (0.9, 0.9), which reaches threshold 0.85 -- not 0, which never would.
+TEST(SvrMad, WithoutLogprobsTheAppendixBPosteriorIsTheMeanStatedConfidence) {
+  Harness h = svr_harness(kInitial, [](const std::string&, const std::string&) { return says("B", 90); });
+  const Transcript t = h.run("svr_mad", {{"posterior", std::string("min_ll")}, {"threshold", 0.85}});
+  const auto fallback = events(t, "no_logprobs");
+  ASSERT_EQ(fallback.size(), 1u);
+  EXPECT_EQ(fallback[0]["prior"], "confidence");
+  EXPECT_EQ(fallback[0]["posterior"], "confidence");
+  const auto svr = events(t, "svr");
+  ASSERT_EQ(svr.size(), 2u);
+  EXPECT_DOUBLE_EQ(svr[1]["score"].get<double>(), 0.9);
+  EXPECT_EQ(events(t, "stop").at(0)["reason"], "accepted");
+}
+
+// One reply without log-probabilities among others that have them is not a server without
+// them: its prior is missing and ranks lowest (a1, though its stated 90% is the highest), and
+// nothing falls back.
+TEST(SvrMad, AReplyWithoutLogprobsAmongOthersStillRanksLowest) {
+  Harness h = svr_harness(kInitial, [](const std::string&, const std::string&) { return says("B", 90); });
+  h.client->logprobs = [](const ChatRequest& r) -> std::optional<LogprobStats> {
+    if (!r.sampling.logprobs || r.note.agent == "a1") return std::nullopt;
+    const double min_ll = -0.1 * (r.note.agent.back() - '1');  // a2 −0.1, a3 −0.2, ... a6 −0.5
+    return LogprobStats{min_ll, 1.4, 30};
+  };
+  const Transcript t = h.run("svr_mad", {});
+  EXPECT_TRUE(events(t, "no_logprobs").empty());
+  EXPECT_TRUE(events(t, "priors").at(0)[0]["prior"].is_null());
+  const auto svr = events(t, "svr");
+  ASSERT_EQ(svr.size(), 2u);
+  EXPECT_EQ(svr[0]["receiver"], "a2");  // B, the best min-LL
+  EXPECT_EQ(svr[0]["challenger"], "a3");
+  EXPECT_EQ(svr[1]["challenger"], "a4");
+  EXPECT_EQ(t.final_answer, "B");
 }
 
 TEST(SvrMad, SignalParametersAreChecked) {

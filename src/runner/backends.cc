@@ -53,7 +53,7 @@ Result<Backends> make_backends(EventLoop& loop, const ExperimentConfig& config,
       }
       client = make_openai_client(loop, *backends.transport, model.endpoint);
     }
-    if (cache_dir) client = make_caching_client(std::move(client), *cache_dir);
+    if (cache_dir) client = make_caching_client(loop, std::move(client), *cache_dir);
     backends.clients.emplace(model.name, std::move(client));
   }
   return backends;

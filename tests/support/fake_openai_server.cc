@@ -184,6 +184,7 @@ class FakeOpenAiServer::Impl {
   std::atomic<std::uint64_t> connections_accepted{0};
   std::atomic<std::uint64_t> peak_open_connections{0};
   std::atomic<std::uint64_t> peak_pending{0};
+  std::atomic<std::uint64_t> requests_abandoned{0};
 
  private:
   void run();
@@ -197,6 +198,7 @@ class FakeOpenAiServer::Impl {
   void release_and_write(Connection& connection);
   void write_output(Connection& connection);
   void start_drain(Connection& connection);
+  void count_abandoned(const Connection& connection);
   void close_connection(Connection& connection, bool reset);
   void run_timers();
 
@@ -369,11 +371,13 @@ void FakeOpenAiServer::Impl::read_input(Connection& connection) {
       if (connection.fd < 0) return;
     } else if (got == 0) {
       connection.peer_closed = true;
+      count_abandoned(connection);
     } else if (errno == EINTR) {
       continue;
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
       break;
     } else {
+      count_abandoned(connection);
       close_connection(connection, false);  // ECONNRESET and the like
       return;
     }
@@ -490,6 +494,12 @@ void FakeOpenAiServer::Impl::write_output(Connection& connection) {
   }
 }
 
+void FakeOpenAiServer::Impl::count_abandoned(const Connection& connection) {
+  const auto unanswered = std::count_if(connection.replies.begin(), connection.replies.end(),
+                                        [](const OutgoingReply& reply) { return reply.answers_request; });
+  requests_abandoned.fetch_add(static_cast<std::uint64_t>(unanswered), std::memory_order_relaxed);
+}
+
 void FakeOpenAiServer::Impl::start_drain(Connection& connection) {
   // close() with unread input would send RST and could destroy the reply in flight; send FIN
   // and wait for the peer's instead.
@@ -550,5 +560,6 @@ std::uint64_t FakeOpenAiServer::requests() const { return impl_->requests.load()
 std::uint64_t FakeOpenAiServer::connections_accepted() const { return impl_->connections_accepted.load(); }
 std::uint64_t FakeOpenAiServer::peak_open_connections() const { return impl_->peak_open_connections.load(); }
 std::uint64_t FakeOpenAiServer::peak_pending() const { return impl_->peak_pending.load(); }
+std::uint64_t FakeOpenAiServer::requests_abandoned() const { return impl_->requests_abandoned.load(); }
 
 }  // namespace parley::testing

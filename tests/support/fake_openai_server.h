@@ -54,6 +54,9 @@ class FakeOpenAiServer {
   std::uint64_t connections_accepted() const;
   std::uint64_t peak_open_connections() const;
   std::uint64_t peak_pending() const;  // max requests received but not yet answered
+  // Requests whose connection the client closed (or reset) before their reply was sent: what a
+  // backend sees of a client that gave up on a call.
+  std::uint64_t requests_abandoned() const;
 
  private:
   class Impl;

@@ -558,6 +558,29 @@ TEST(FakeOpenAiServer, ClientLeavingBeforeItsDelayedReplyDisturbsNoOne) {
   EXPECT_EQ(reply.status, 200);
 }
 
+TEST(FakeOpenAiServer, ARequestWhoseClientLeavesBeforeItsReplyIsCountedAbandoned) {
+  FakeOpenAiServer server([](const FakeRequest& request) {
+    FakeResponse response = ok_reply({.content = "late"});
+    response.delay_ms = request.body == "leaver" ? 60000 : 0;
+    return response;
+  });
+  Curl curl;
+  ASSERT_EQ(curl.request(chat_url(server), chat_body("answered")).status, 200);
+  int leaver = connect_blocking(server.port());
+  send_all(leaver, raw_post("leaver"));
+  for (Clock::time_point deadline = Clock::now() + kHangLimit;
+       server.requests() < 2 && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(server.requests_abandoned(), 0u);
+  ::close(leaver);
+  for (Clock::time_point deadline = Clock::now() + kHangLimit;
+       server.requests_abandoned() < 1 && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(server.requests_abandoned(), 1u);  // the answered request is not counted
+}
+
 TEST(FakeOpenAiServer, ChunkedAndMalformedRequestsAreRejectedNotHung) {
   FakeOpenAiServer server([](const FakeRequest&) { return ok_reply({.content = "x"}); });
   int chunked = connect_blocking(server.port());

@@ -51,10 +51,7 @@ bool is_prefix(const std::vector<ChatMessage>& prefix, const std::vector<ChatMes
 
 // Why a deadline `left` after the debate's start stopped it.
 std::string deadline_reason(EventLoop::Clock::duration left) {
-  const double seconds = std::chrono::duration<double>(left).count();
-  if (seconds <= 0.0) return "deadline passed before the debate started";
-  if (seconds < 1.0) return fmt::format("deadline of {:.3f} s reached", seconds);
-  return fmt::format("deadline of {:.1f} s reached", seconds);
+  return fmt::format("deadline of {:.1f} s reached", std::chrono::duration<double>(left).count());
 }
 
 // The loop a debate's replies are handed over on; a setup without one is a programming error.
@@ -184,12 +181,12 @@ struct Debate::Stop {
   }
 
   // Sleeps until `deadline` unless the debate ends first (then it neither keeps the loop
-  // waiting nor touches the debate), and stops the debate when the deadline is reached.
+  // waiting nor touches the debate), and stops the debate when the deadline is reached. A
+  // cancelled loop releases every timer at once: the run was stopped, not the deadline reached.
   static Async<void> watch(EventLoop& loop, std::shared_ptr<Stop> stop, EventLoop::Clock::time_point deadline,
                            std::string reason) {
-    const bool reached = co_await loop.sleep_until(deadline, &stop->ended);
-    // A cancelled loop releases every timer at once: the run was stopped, not the deadline reached.
-    if (!reached || stop->ended.fired() || loop.cancelled()) co_return;
+    co_await loop.sleep_until(deadline, &stop->ended);
+    if (stop->ended.fired() || loop.cancelled()) co_return;
     stop->fire(DebateHalt{DebateStatus::kBudget, std::move(reason), std::nullopt});
   }
 };
@@ -220,10 +217,10 @@ Debate::Debate(DebateSetup setup)
     EventLoop& loop = *setup_.loop;
     const EventLoop::Clock::time_point deadline = *setup_.deadline;
     const EventLoop::Clock::duration left = deadline - EventLoop::Clock::now();
-    std::string reason = deadline_reason(left);
     if (left <= EventLoop::Clock::duration::zero()) {
-      stop_->fire(DebateHalt{DebateStatus::kBudget, std::move(reason), std::nullopt});
+      stop_->fire(DebateHalt{DebateStatus::kBudget, "deadline passed before the debate started", std::nullopt});
     } else {
+      std::string reason = deadline_reason(left);
       loop.spawn(Stop::watch(loop, stop_, deadline, std::move(reason)));
     }
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs parley's build and test dependencies from Debian's archive; with --bench, also the
-# references bench/run.sh measures parley against (wrk, Python's aiohttp). Then the browser
-# tests' node packages (tests/browser/, docs/testing.md) with `npm ci`.
-# Idempotent: does nothing when every package is already present and tests/browser/node_modules
+# references bench/run.sh measures parley against (wrk, Python's aiohttp). Then the node tests'
+# packages (tests/browser/, tests/sdk/; docs/testing.md) with `npm ci`.
+# Idempotent: does nothing when every package is already present and each tests/*/node_modules
 # is newer than its package-lock.json; otherwise runs `apt-get update` once and
 # `apt-get install` for the missing packages, and `npm ci` when node_modules is missing or stale.
 set -euo pipefail
@@ -49,10 +49,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The browser tests' packages, exactly as tests/browser/package-lock.json pins them.
-browser=tests/browser
-if [ ! -d "$browser/node_modules" ] || [ "$browser/package-lock.json" -nt "$browser/node_modules" ]; then
-  echo "setup: npm ci in $browser" >&2
-  (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  touch "$browser/node_modules"
-fi
+# The node tests' packages, exactly as each package-lock.json pins them: playwright-core for the
+# browser tests (tests/browser/), the official openai client for parley serve's (tests/sdk/).
+for dir in tests/browser tests/sdk; do
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "setup: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$dir/node_modules"
+  fi
+done

@@ -1,5 +1,5 @@
 // parley command line: run, report, compare, protocols, features, train-trigger, tune-sid-et,
-// judge-reliability, maci-bins, diagnose, train-udpo, export-rl, view. Uses only the public API in include/parley/.
+// judge-reliability, maci-bins, diagnose, train-udpo, export-rl, view, serve. Uses only the public API in include/parley/.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration, 3 debates failed,
 // 130 interrupted (SIGINT or SIGTERM).
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include "cli/diagnose_command.h"
 #include "cli/export_command.h"
 #include "cli/udpo_commands.h"
+#include "cli/serve_command.h"
 #include "cli/view_command.h"
 #include "cli/heap.h"
 #include "core/files.h"
@@ -400,6 +401,8 @@ int main_impl(int argc, char** argv) {
   add_export_rl_command(app, export_rl);
   ViewCommand view;
   add_view_command(app, view);
+  ServeCommand serve;
+  add_serve_command(app, serve);
 
   try {
     app.parse(argc, argv);
@@ -422,6 +425,7 @@ int main_impl(int argc, char** argv) {
   if (udpo.train->parsed()) return command_train_udpo(udpo);
   if (export_rl.command->parsed()) return command_export_rl(export_rl);
   if (view.command->parsed()) return command_view(view);
+  if (serve.command->parsed()) return command_serve(serve);
   return kExitUsage;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/hash.h"
 #include "llm/simulator_embedding.h"
+#include "llm/simulator_answers.h"
 #include "llm/simulator_argument.h"
 #include "llm/simulator_judge.h"
 #include "llm/simulator_maci.h"
@@ -165,6 +166,7 @@ class SimulatorClient final : public LlmClient {
   // The reply is written when the call is made (it is a function of the request alone), and
   // the request let go: a call in flight holds only its reply, in a small frame (deliver).
   Async<ChatResult> chat(ChatRequest request) override {
+    give_latent_answer(request.note);
     ChatResponse response = stopped(request.cancel) ? ChatResponse{} : simulate(request);
     return deliver(std::move(response), request.cancel);
   }
@@ -172,6 +174,7 @@ class SimulatorClient final : public LlmClient {
   // The replies chat() gives each sample index (a simulated server bills every sample its
   // prompt, so results never depend on whether a run batches), delivered together.
   Async<std::vector<ChatResult>> chat_n(ChatRequest request, int n) override {
+    give_latent_answer(request.note);
     std::vector<ChatResponse> responses;
     const int first = request.note.sample;
     for (int i = 0; i < n && !stopped(request.cancel); ++i) {
@@ -206,6 +209,17 @@ class SimulatorClient final : public LlmClient {
       return sim::simulate_evidence_embedding(*note.task, relevance, text);
     }
     return sim::simulate_embedding(note.task.get(), text);
+  }
+
+  // A task without a reference answer (a served request) is simulated as if it had its latent
+  // one (sim::latent_answer), so that agents can agree on, and argue about, something.
+  static void give_latent_answer(Annotations& note) {
+    if (!note.task) return;
+    if (auto answer = sim::latent_answer(*note.task)) {
+      auto task = std::make_shared<Task>(*note.task);
+      task->answer = std::move(*answer);
+      note.task = std::move(task);
+    }
   }
 
   ChatResponse simulate(const ChatRequest& request) {

@@ -2,12 +2,14 @@
 #include "llm/simulator_answers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 
 #include "parley/answer.h"
+#include "core/hash.h"
 #include "parley/labels.h"
 
 namespace parley::sim {
@@ -224,6 +226,35 @@ AnswerSpace answer_space(const Task& task, std::uint64_t task_hash) {
     std::rotate(space.wrong.begin(), space.wrong.begin() + attractor, space.wrong.end());
   }
   return space;
+}
+
+std::optional<std::string> latent_answer(const Task& task) {
+  if (!trim(task.answer).empty()) return std::nullopt;
+  HashBuilder key;
+  key.add(task.question);
+  for (const auto& option : task.options) key.add(option);
+  const std::uint64_t hash = key.value();
+  switch (task.answer_type) {
+    case AnswerType::kChoice: return option_letter(hash % std::max<std::size_t>(task.options.size(), 4));
+    case AnswerType::kNumber:
+    case AnswerType::kForecast: return canonical_number_text(static_cast<double>(hash % 100));
+    case AnswerType::kLabel:
+      if (task.labels && task.labels->size() > 0) return task.labels->labels()[hash % task.labels->size()];
+      return std::string("yes");
+    case AnswerType::kText: break;
+  }
+  // The question's longest word of letters: something the agents can state and be matched on.
+  std::string longest;
+  std::string word;
+  for (const char c : task.question + " ") {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += c;
+      continue;
+    }
+    if (word.size() > longest.size()) longest = word;
+    word.clear();
+  }
+  return longest.empty() ? std::string("yes") : longest;
 }
 
 }  // namespace parley::sim

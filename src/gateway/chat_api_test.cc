@@ -165,6 +165,15 @@ TEST(ParseCompletionRequest, RefusesWhatADebateCannotHonourNamingTheParameter) {
   }
 }
 
+TEST(ParseCompletionRequest, EdgesOfTheLimitsAndContentParts) {
+  EXPECT_EQ(parsed({{"model", "m"}, {"messages", {user("q")}}, {"parley", {{"budget_tokens", 1}}}}).budget_tokens, 1);
+  const ApiError untyped = refused(R"({"model":"m","messages":[{"role":"user","content":[{"text":"q"}]}]})");
+  EXPECT_EQ(untyped.param, "messages[0].content[0]");
+  EXPECT_EQ(untyped.message, "each content part needs a type");
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":[{"type":7,"text":"q"}]}]})").message,
+            "each content part needs a type");
+}
+
 TEST(ErrorJson, IsOpenAiShapedWithNullsForAbsentFields) {
   const json error = json::parse(error_json({429, "slow down", "rate_limit_error", "", "rate_limit_exceeded"}));
   EXPECT_EQ(error, json::parse(R"({"error":{"message":"slow down","type":"rate_limit_error","param":null,
@@ -264,6 +273,11 @@ TEST(CompletionJson, ABudgetEndIsFinishReasonLengthAndASkippedDebateIsNotTrigger
   EXPECT_FALSE(out["parley"].contains("correct"));  // no gold, no correctness
   t.events = {{0, "trigger", R"({"method":"imad","decision":"debate"})"}};
   EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], true);
+  t.events = {{0, "trigger", R"({"method":"imad"})"}};  // a trigger event without a decision says nothing
+  EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], false);
+  t.messages.push_back(call(1, 1, "a1", "revise", "A", "Answer: A", 10, 2));
+  EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], true);
+  t.messages.pop_back();
   t.events.clear();  // no trigger event, no later round: no debate
   EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], false);
 }

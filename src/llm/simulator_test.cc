@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "llm/simulator_answers.h"
 #include "llm/simulator_model.h"
 #include "llm/simulator_reply.h"
 #include "llm/simulator_test_support.h"
@@ -26,6 +27,32 @@ const SimulatorProfile& default_profile() { return default_simulator_params()->p
 
 ChatResponse reply(const ChatRequest& request) {
   return simulate_reply(*default_simulator_params(), default_profile(), request);
+}
+
+TEST(SimulatorTest, ATaskWithoutGoldGetsALatentAnswerFromItsQuestion) {
+  Task choice;
+  choice.question = "Which gas do plants take in?";
+  choice.options = {"Oxygen", "Carbon dioxide", "Helium"};
+  choice.answer_type = AnswerType::kChoice;
+  const auto letter = latent_answer(choice);
+  ASSERT_TRUE(letter.has_value());
+  EXPECT_TRUE(*letter == "A" || *letter == "B" || *letter == "C") << *letter;
+  EXPECT_EQ(latent_answer(choice), letter);  // the same question, the same answer
+  Task number = choice;
+  number.options.clear();
+  number.answer_type = AnswerType::kNumber;
+  const auto value = latent_answer(number);
+  ASSERT_TRUE(value.has_value());
+  EXPECT_GE(std::stoi(*value), 0);
+  EXPECT_LT(std::stoi(*value), 100);
+  Task text = number;
+  text.answer_type = AnswerType::kText;
+  text.question = "Name the capital of Burkina Faso.";
+  EXPECT_EQ(latent_answer(text), "capital");  // the longest word (the first of equal length)
+  text.question = "?!";
+  EXPECT_EQ(latent_answer(text), "yes");
+  text.answer = "Ouagadougou";
+  EXPECT_FALSE(latent_answer(text).has_value());  // a task with its answer keeps it
 }
 
 TEST(SimulatorTest, SameRequestGivesSameReply) {

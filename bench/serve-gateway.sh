@@ -15,9 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-10}
 RUNS=${2:-3}
-BUILD=build-bench
+BUILD=${PARLEY_BENCH_BUILD:-build-bench}  # PARLEY_BENCH_BUILD=build: the tree already built (no Release build)
 scripts/setup.sh --bench
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLEY_BUILD_TESTS=ON -DPARLEY_BUILD_BENCH=ON >"$BUILD.log" || { cat "$BUILD.log" >&2; exit 1; }
+[[ -f $BUILD/build.ninja ]] || cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLEY_BUILD_TESTS=ON -DPARLEY_BUILD_BENCH=ON >"$BUILD.log" || { cat "$BUILD.log" >&2; exit 1; }
 ninja -C "$BUILD" parley fake_openai_server >>"$BUILD.log" || { tail -40 "$BUILD.log" >&2; exit 1; }
 PARLEY=$PWD/$BUILD/src/cli/parley
 SERVER=$PWD/$BUILD/tests/support/fake_openai_server
@@ -59,7 +59,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 measure() {
   local label=$1 url=$2 model=$3 clients=$4 calls=$5 pid=$6 before=0 after=0 out
   [[ $pid != - ]] && before=$(cpu_ticks "$pid")
-  out=$(PARLEY_MODEL=$model wrk -t2 -c"$clients" -d"${SECONDS_PER_RUN}s" --timeout 30s --latency \
+  out=$(PARLEY_MODEL=$model wrk -t"$(( clients < 2 ? 1 : 2 ))" -c"$clients" -d"${SECONDS_PER_RUN}s" --timeout 30s --latency \
         -s bench/serve-wrk.lua "$url")
   [[ $pid != - ]] && after=$(cpu_ticks "$pid")
   /usr/bin/python3 - "$label" "$clients" "$calls" "$((after - before))" "$(getconf CLK_TCK)" "$pid" <<PY

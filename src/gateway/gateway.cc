@@ -119,9 +119,11 @@ class Gateway {
   bool authorised(const serve::IncomingRequest& request) const;
   const PlannedProtocol* served_model(const std::string& name) const;
   std::vector<std::string> model_names() const;
-  // Metrics, then the store (committed before the client hears of it). False when it could not
-  // be stored: the gateway then stops taking requests.
+  // Metrics, then the store (its transaction; committed by flush()). False when it could not be
+  // stored: the gateway then stops taking requests.
   bool record(Transcript& transcript, const Task& task);
+  // Commits what record() put since the last flush; false (and the gateway stops) on failure.
+  bool flush();
   void log(const serve::IncomingRequest& request, int status, std::string_view detail, Clock::time_point arrival);
 
   EventLoop& loop_;
@@ -139,6 +141,7 @@ class Gateway {
   std::uint64_t next_id_ = 0;
   std::string id_prefix_;
   bool stopping_ = false;
+  bool unflushed_ = false;
   serve::HttpServer* server_ = nullptr;
 };
 
@@ -265,8 +268,10 @@ bool Gateway::record(Transcript& transcript, const Task& task) {
   add_debate_metrics(transcript, {.u_intra_lambda = served_.metrics.u_intra_lambda,
                                   .answer_type = task.answer_type,
                                   .labels = task.labels});
-  Result<Ok> stored = store_.put(transcript);
-  if (stored) stored = store_.flush();
+  // Committed with the next flush, within EventLoop::kStopCheckInterval (watch_stop), as a run's
+  // debates are in batches: a commit per request would cost more CPU than the request.
+  const Result<Ok> stored = store_.put(transcript);
+  unflushed_ = true;
   if (!stored) {
     outcome.failure = stored.error();
     stopping_ = true;
@@ -275,6 +280,18 @@ bool Gateway::record(Transcript& transcript, const Task& task) {
   }
   ++outcome.debates;
   if (transcript.status == DebateStatus::kFailed) ++outcome.failed;
+  return true;
+}
+
+bool Gateway::flush() {
+  if (!unflushed_) return true;
+  unflushed_ = false;
+  if (auto ok = store_.flush(); !ok) {
+    if (!outcome.failure) outcome.failure = ok.error();
+    stopping_ = true;
+    if (server_ != nullptr) server_->stop();
+    return false;
+  }
   return true;
 }
 
@@ -437,6 +454,7 @@ Async<void> Gateway::watch_stop(serve::HttpServer& server) {
   server_ = &server;
   bool cancelled = false;
   for (;;) {
+    flush();
     const int requests = g_stop_requests.load();
     if ((requests >= 1 || outcome.failure) && !stopping_) {
       stopping_ = true;

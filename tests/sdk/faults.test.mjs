@@ -9,7 +9,7 @@ import { afterEach, test } from 'node:test';
 import OpenAI from 'openai';
 
 import { startBackend } from './lib/backend.mjs';
-import { runParley, scratchDir, serveFile, sleep, startGateway, waitFor } from './lib/gateway.mjs';
+import { runParleyOnStore, scratchDir, serveFile, sleep, startGateway, waitFor } from './lib/gateway.mjs';
 
 const question = 'Which gas do plants take in?\nA) Oxygen\nB) Carbon dioxide\nC) Helium';
 const ask = (extra = {}) => ({ messages: [{ role: 'user', content: question }], ...extra });
@@ -59,7 +59,7 @@ test('a backend that keeps failing is a 502 the SDK raises, and the failed debat
                        (error) => error.status === 502 && error.code === 'debate_failed');
   const stream = await client.chat.completions.create({ model: 'single', ...ask({ stream: true }) });
   await assert.rejects((async () => { for await (const chunk of stream) void chunk; })(), /debate failed/);
-  const report = JSON.parse((await runParley(['report', `${dir}/store`, '--json'])).stdout);
+  const report = JSON.parse((await runParleyOnStore(['report', `${dir}/store`, '--json'])).stdout);
   assert.equal(report.protocols[0].n, 2);
   assert.equal(report.protocols[0].failed, 2);
 });
@@ -85,7 +85,7 @@ for (const streamed of [false, true]) {
     assert.equal(backend.requests.length, 3, 'no call is made after the client left');
     // Stored as failed, with its reason: its tokens (none yet) are accounted for.
     await waitFor(() => /499/.test(gateway.stderr()), 'the gateway to log the departure');
-    const report = JSON.parse((await runParley(['report', `${dir}/store`, '--json'])).stdout);
+    const report = JSON.parse((await runParleyOnStore(['report', `${dir}/store`, '--json'])).stdout);
     assert.equal(report.protocols[0].failed, 1);
   });
 }
@@ -172,6 +172,6 @@ test('with --api-key-env, a request needs the key; a backend key is never echoed
   assert.equal(backend.requests[0].headers.authorization, `Bearer ${backendKey}`);
   assert.ok(!JSON.stringify(failure.error).includes(backendKey));
   assert.ok(!gateway.stderr().includes(backendKey));
-  const report = await runParley(['report', `${dir}/store`, '--json']);
+  const report = await runParleyOnStore(['report', `${dir}/store`, '--json']);
   assert.ok(!report.stdout.includes(backendKey));
 });

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 
 import OpenAI from 'openai';
 
-import { runParley, scratchDir, serveFile, startGateway } from './lib/gateway.mjs';
+import { runParleyOnStore, scratchDir, serveFile, startGateway } from './lib/gateway.mjs';
 
 const question = 'Which gas do plants take in?\nA) Oxygen\nB) Carbon dioxide\nC) Helium';
 
@@ -62,7 +62,7 @@ test('a completion is the debate\'s answer with every call in its usage', async 
   assert.equal(typeof usage.prompt_tokens_details.cached_tokens, 'number');
 
   // The stored debate has the same tokens and calls (parley report reads the store).
-  const report = await runParley(['report', `${dir}/store`, '--json']);
+  const report = await runParleyOnStore(['report', `${dir}/store`, '--json']);
   assert.equal(report.code, 0, report.stderr);
   const summary = JSON.parse(report.stdout);
   const stored = summary.protocols.find((p) => p.name === 'debate-3x2');
@@ -140,7 +140,7 @@ test('served debates are a run: parley compare pairs the same task under two mod
     await client.chat.completions.create({ model, messages: [{ role: 'user', content: question }],
                                            parley: { task_id: 'paired', gold: 'B' }, seed: 7 });
   }
-  const compare = await runParley(['compare', `${dir}/store`, '--json']);
+  const compare = await runParleyOnStore(['compare', `${dir}/store`, '--json']);
   assert.equal(compare.code, 0, compare.stderr);
   assert.match(compare.stdout, /debate-3x2/);
 });

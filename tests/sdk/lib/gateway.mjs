@@ -83,6 +83,13 @@ export function runParley(args) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// parley with `args` (report, compare) on a served store once the debates answered so far are
+// committed: the gateway commits every 50 ms (docs/formats.md, "parley serve").
+export async function runParleyOnStore(args) {
+  await sleep(200);
+  return runParley(args);
+}
+
 // Waits until `predicate()` holds, polling; throws with `what` after `timeoutMs`.
 export async function waitFor(predicate, what, timeoutMs = 10_000) {
   const start = Date.now();

@@ -163,8 +163,7 @@ class OpenAiClient final : public LlmClient {
         // Asked again at once without log-probabilities; "n" is still to be found out.
         logprobs_.settle(Support::kUnsupported);
         if (probing_n) n_support_.settle(Support::kUnknown);
-        request.sampling.logprobs = false;
-        results = co_await chat_n(std::move(request), n);
+        results = co_await chat_n(std::move(request), n);  // which now leaves logprobs out
         for (ChatResult& result : results) add_attempts(result, error.attempts);
         co_return results;
       }
@@ -257,18 +256,20 @@ class OpenAiClient final : public LlmClient {
                                                                     const EmbeddingRequest& request) {
     return openai::parse_embedding_response(reply, request.inputs);
   }
-  // The request's signal, and which of the parameters a server may refuse it asks for.
+  // The request's signal.
   static CancelSignal* cancel_of(const ChatRequest& request) { return request.cancel; }
   static CancelSignal* cancel_of(const ChatRequest* request) { return request->cancel; }
   static CancelSignal* cancel_of(const EmbeddingRequest& request) { return request.cancel; }
   static CancelSignal* cancel_of(const ChoicesRequest& asked) { return asked.request->cancel; }
-  static bool asks_logprobs(const ChatRequest& request) { return request.sampling.logprobs; }
-  static bool asks_logprobs(const ChatRequest* request) { return request->sampling.logprobs; }
-  static bool asks_logprobs(const EmbeddingRequest& /*request*/) { return false; }
-  static bool asks_logprobs(const ChoicesRequest& asked) { return asked.request->sampling.logprobs; }
-  template <class Request>
-  static bool asks_n(const Request& /*request*/) {
-    return std::is_same_v<Request, ChoicesRequest>;
+  // What the error to a chat request refused: its "n" (asked with chat_n), its "logprobs".
+  static Refusals refused_by(const CallError& error, const HttpResponse& response,
+                             const ChatRequest* request) {
+    return {false, request->sampling.logprobs && refused_for(error, response, openai::refuses_logprobs)};
+  }
+  static Refusals refused_by(const CallError& error, const HttpResponse& response,
+                             const ChoicesRequest& asked) {
+    return {refused_for(error, response, openai::refuses_n),
+            asked.request->sampling.logprobs && refused_for(error, response, openai::refuses_logprobs)};
   }
 
   // POSTs the request's body to `url` until it succeeds or the retry policy gives up; a 2xx
@@ -280,7 +281,7 @@ class OpenAiClient final : public LlmClient {
   // kCancelled error, never retried.
   template <class Response, class Request>
   Async<std::variant<Response, CallError>> post_with_retries(const std::string& url, Request request,
-                                                             Refusals* refusals = nullptr) {
+                                                             [[maybe_unused]] Refusals* refusals = nullptr) {
     CancelSignal* const cancel = cancel_of(request);
     std::string body;
     int sent = 0;  // requests sent, a transport's resends included
@@ -308,10 +309,11 @@ class OpenAiClient final : public LlmClient {
       }
       auto& error = std::get<CallError>(outcome);
       error.attempts = sent;
-      if (refusals != nullptr) {
-        refusals->n = asks_n(request) && refused_for(error, response, openai::refuses_n);
-        refusals->logprobs = asks_logprobs(request) && refused_for(error, response, openai::refuses_logprobs);
-        if (refusals->n || refusals->logprobs) co_return std::move(outcome);
+      if constexpr (std::is_same_v<Request, const ChatRequest*> || std::is_same_v<Request, ChoicesRequest>) {
+        if (refusals != nullptr) {
+          *refusals = refused_by(error, response, request);
+          if (refusals->n || refusals->logprobs) co_return std::move(outcome);
+        }
       }
       if (!options_.retry.should_retry(error, attempt)) co_return std::move(outcome);
       const auto pause = options_.retry.delay(attempt, response.retry_after_s, jitter_.uniform());

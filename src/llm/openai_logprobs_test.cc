@@ -55,16 +55,27 @@ Handler refusing_logprobs(std::shared_ptr<Recorder> recorder, int delay_ms = 0) 
   };
 }
 
-// A server that answers with token log-probabilities when asked (the first reply after `delay_ms`).
-Handler giving_logprobs(std::shared_ptr<Recorder> recorder, int delay_ms = 0) {
-  return [recorder, delay_ms](const FakeRequest& request) {
+// A server that answers with token log-probabilities when asked, with "n" choices when asked;
+// the first reply after `first_delay_ms`, the others after `delay_ms`.
+Handler giving_logprobs(std::shared_ptr<Recorder> recorder, int first_delay_ms = 0, int delay_ms = 0) {
+  return [recorder, first_delay_ms, delay_ms](const FakeRequest& request) {
     recorder->add(request);
     CompletionSpec spec = answer_spec("Answer: B");
     if (asks_logprobs(request)) spec.token_logprobs = {-0.5, -0.1};
+    const int n = json::parse(request.body).value("n", 1);
+    for (int i = 1; i < n; ++i) spec.more_choices.push_back("Answer: C");
     FakeResponse response = ok_reply(spec);
-    if (request.index == 0) response.delay_ms = delay_ms;
+    response.delay_ms = request.index == 0 ? first_delay_ms : delay_ms;
     return response;
   };
+}
+
+// How long after the first request each later one arrived.
+std::vector<Clock::duration> arrival_offsets(const Recorder& recorder) {
+  const std::vector<Clock::time_point> arrivals = recorder.arrivals();
+  std::vector<Clock::duration> offsets;
+  for (std::size_t i = 1; i < arrivals.size(); ++i) offsets.push_back(arrivals[i] - arrivals[0]);
+  return offsets;
 }
 
 ChatRequest with_logprobs(const std::string& text = "What is 2+2?") {
@@ -113,7 +124,7 @@ TEST_P(OpenAiClientLogprobs, CallsDuringTheProbeWaitForItsAnswer) {
 
 TEST_P(OpenAiClientLogprobs, AServerThatTakesThemIsAskedEveryTimeAfterTheProbe) {
   auto recorder = std::make_shared<Recorder>();
-  FakeOpenAiServer server(giving_logprobs(recorder, /*delay_ms=*/300));
+  FakeOpenAiServer server(giving_logprobs(recorder, /*first_delay_ms=*/300));
   Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   const std::vector<ChatResult> results =
@@ -195,10 +206,79 @@ TEST_P(OpenAiClientLogprobs, ChatNRefusedForThemIsSentAgainWithNAndWithoutThem) 
   EXPECT_EQ(count_asking(*recorder), 1u);
 }
 
+// Once the endpoint took them, calls asking for them go out together: nobody waits any more.
+TEST_P(OpenAiClientLogprobs, AfterTheProbeCallsAskingForThemGoOutTogether) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(giving_logprobs(recorder, /*first_delay_ms=*/0, /*delay_ms=*/300));
+  Harness harness(GetParam());
+  auto client = harness.client(options_for(server));
+  ASSERT_TRUE(ok(harness.run_one(*client, with_logprobs("probe"))).logprobs.has_value());
+  const std::vector<ChatResult> results =
+      harness.run(*client, {with_logprobs("a"), with_logprobs("b"), with_logprobs("c")});
+  for (const ChatResult& result : results) EXPECT_TRUE(ok(result).logprobs.has_value());
+  const std::vector<Clock::time_point> arrivals = recorder->arrivals();
+  ASSERT_EQ(arrivals.size(), 4u);
+  EXPECT_LT(arrivals[3] - arrivals[1], 200ms);  // not one after another
+}
+
+// chat_n asking for log-probabilities is the endpoint's probe for them as a chat would be (a
+// chat arriving meanwhile waits for it); one that does not ask for them probes nothing about
+// them (the chat does not wait for it).
+TEST_P(OpenAiClientLogprobs, ChatNIsTheProbeWhenItAsksForThemAndOnlyThen) {
+  for (const bool batch_asks : {true, false}) {
+    auto recorder = std::make_shared<Recorder>();
+    FakeOpenAiServer server(giving_logprobs(recorder, /*first_delay_ms=*/300));
+    Harness harness(GetParam());
+    auto client = harness.client(options_for(server));
+    ChatRequest batched = question("batch");
+    batched.sampling.logprobs = batch_asks;
+    const ChatRequest single = with_logprobs("single");
+    std::vector<ChatResult> samples;
+    std::optional<ChatResult> answer;
+    auto batch = [&]() -> Async<void> { samples = co_await client->chat_n(batched, 2); };
+    auto chat = [&]() -> Async<void> {
+      while (recorder->requests().empty()) co_await harness.loop().sleep_for(1ms);
+      answer = co_await client->chat(single);
+    };
+    harness.loop().spawn(batch());
+    harness.loop().spawn(chat());
+    harness.loop().run();
+    ASSERT_EQ(samples.size(), 2u);
+    EXPECT_EQ(ok(samples[0]).logprobs.has_value(), batch_asks);  // the fake gives them to choice 0 only
+    ok(samples[1]);
+    EXPECT_TRUE(ok(*answer).logprobs.has_value());
+    const std::vector<Clock::duration> offsets = arrival_offsets(*recorder);
+    ASSERT_EQ(offsets.size(), 1u);
+    if (batch_asks) {
+      EXPECT_GE(offsets[0], 250ms) << "the chat did not wait for chat_n's probe";
+    } else {
+      EXPECT_LT(offsets[0], 250ms) << "the chat waited for a chat_n that asked no log-probabilities";
+    }
+  }
+}
+
+// Once refused, chat_n leaves them out too: they are never asked again.
+TEST_P(OpenAiClientLogprobs, OnceRefusedChatNLeavesThemOutToo) {
+  auto recorder = std::make_shared<Recorder>();
+  FakeOpenAiServer server(refusing_logprobs(recorder));
+  Harness harness(GetParam());
+  auto client = harness.client(options_for(server));
+  EXPECT_EQ(ok(harness.run_one(*client, with_logprobs())).attempts, 2);
+  std::vector<ChatResult> samples;
+  const ChatRequest request = with_logprobs();
+  auto batch = [&]() -> Async<void> { samples = co_await client->chat_n(request, 2); };
+  harness.loop().spawn(batch());
+  harness.loop().run();
+  ASSERT_EQ(samples.size(), 2u);
+  for (const ChatResult& sample : samples) EXPECT_EQ(ok(sample).attempts, 1);
+  EXPECT_EQ(count_asking(*recorder), 1u);
+  EXPECT_EQ(recorder->requests().size(), 3u);
+}
+
 // A call waiting for the probe leaves when its signal fires, long before the probe's answer.
 TEST_P(OpenAiClientLogprobs, ACallWaitingForTheProbeLeavesOnItsSignal) {
   auto recorder = std::make_shared<Recorder>();
-  FakeOpenAiServer server(giving_logprobs(recorder, /*delay_ms=*/1000));
+  FakeOpenAiServer server(giving_logprobs(recorder, /*first_delay_ms=*/1000));
   Harness harness(GetParam());
   auto client = harness.client(options_for(server));
   CancelSignal signal;

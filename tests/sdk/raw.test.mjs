@@ -94,7 +94,11 @@ test('a stream is server-sent events: data lines, each a JSON chunk, and [DONE] 
   assert.equal(events[events.length - 1], 'data: [DONE]');
   const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice(6)));
   assert.equal(chunks[0].choices[0].delta.role, 'assistant');
-  assert.equal(chunks.filter((chunk) => chunk.parley?.progress?.kind === 'call').length, 4);  // 2 agents × 2 rounds
-  assert.ok(chunks.some((chunk) => chunk.choices[0]?.finish_reason === 'stop'));
+  const calls = chunks.filter((chunk) => chunk.parley?.progress?.kind === 'call');
+  const finish = chunks.find((chunk) => chunk.choices[0]?.finish_reason === 'stop');
+  // 2 agents × 2 rounds, and a re-ask for each reply the simulator made unreadable (it varies
+  // with the generated task id): one chunk per call the summary counts.
+  assert.ok(calls.length >= 4);
+  assert.equal(calls.length, finish.parley.calls);
   assert.ok(new Set(chunks.map((chunk) => chunk.id)).size === 1);
 });

@@ -105,7 +105,7 @@ struct ServerCore {
   ServerCore(EventLoop& event_loop, Handler request_handler, HttpLimits request_limits,
              ErrorBody error_body_of)
       : loop(event_loop),
-        handler(std::move(request_handler)),
+        handler(std::make_shared<const Handler>(std::move(request_handler))),
         limits(request_limits),
         error_body(std::move(error_body_of)) {
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -149,7 +149,9 @@ struct ServerCore {
   void wake_writer(Exchange& exchange);
 
   EventLoop& loop;
-  Handler handler;
+  // Shared with every request's coroutine: a handler may outlive the server (it then writes into
+  // nothing), and its closure must live as long.
+  std::shared_ptr<const Handler> handler;
   HttpLimits limits;
   ErrorBody error_body;
   int epoll_fd = -1;
@@ -295,10 +297,11 @@ void ServerCore::start_exchange(Connection& c) {
 // The request's coroutine. It begins on a later turn of the loop, never inside poll().
 Async<void> ServerCore::run_exchange(ServerCore* core, Connection* connection, IncomingRequest request) {
   Exchange exchange(core, connection, std::move(request));
+  const std::shared_ptr<const Handler> handler = core->handler;
   co_await core->loop.yield();
   bool threw = false;
   try {
-    co_await core->handler(exchange);
+    co_await (*handler)(exchange);
   } catch (...) {
     threw = true;  // answered with a 500 when nothing was sent yet
   }

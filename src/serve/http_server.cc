@@ -105,7 +105,7 @@ struct ServerCore {
   ServerCore(EventLoop& event_loop, Handler request_handler, HttpLimits request_limits,
              ErrorBody error_body_of)
       : loop(event_loop),
-        handler(std::move(request_handler)),
+        handler(std::make_shared<const Handler>(std::move(request_handler))),
         limits(request_limits),
         error_body(std::move(error_body_of)) {
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -149,7 +149,9 @@ struct ServerCore {
   void wake_writer(Exchange& exchange);
 
   EventLoop& loop;
-  Handler handler;
+  // Shared with every request's coroutine: a handler may outlive the server (it then writes into
+  // nothing), and its closure must live as long.
+  std::shared_ptr<const Handler> handler;
   HttpLimits limits;
   ErrorBody error_body;
   int epoll_fd = -1;
@@ -186,12 +188,7 @@ void ServerCore::on_event(Connection& c, std::uint32_t flags) {
   if (flags & EPOLLIN) c.readable = true;
   if (flags & EPOLLOUT) flush(c);
   if (c.fd < 0) return;
-  if (flags & (EPOLLERR | EPOLLHUP)) {
-    int error = 0;
-    socklen_t length = sizeof error;
-    getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &length);
-    return close_connection(c, error == 0 || error == ECONNRESET ? kPeerReset : std::strerror(error));
-  }
+  if (flags & (EPOLLERR | EPOLLHUP)) return close_connection(c, kPeerReset);
   if (c.readable) {
     if (c.state == Connection::State::kClosing) {
       discard_input(c);
@@ -215,12 +212,11 @@ void ServerCore::read_requests(Connection& c) {
       c.input.append(read_buffer.data(), static_cast<std::size_t>(got));
       continue;
     }
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (got < 0 && errno == EAGAIN) {  // (== EWOULDBLOCK; a call that never blocks is never interrupted)
       c.readable = false;
       return;
     }
-    return close_connection(c, got == 0 ? kPeerClosed : std::strerror(errno));
+    return close_connection(c, kPeerClosed);  // no exchange to tell why
   }
 }
 
@@ -301,10 +297,11 @@ void ServerCore::start_exchange(Connection& c) {
 // The request's coroutine. It begins on a later turn of the loop, never inside poll().
 Async<void> ServerCore::run_exchange(ServerCore* core, Connection* connection, IncomingRequest request) {
   Exchange exchange(core, connection, std::move(request));
+  const std::shared_ptr<const Handler> handler = core->handler;
   co_await core->loop.yield();
   bool threw = false;
   try {
-    co_await core->handler(exchange);
+    co_await (*handler)(exchange);
   } catch (...) {
     threw = true;  // answered with a 500 when nothing was sent yet
   }
@@ -339,8 +336,7 @@ void ServerCore::discard_input(Connection& c) {
   for (;;) {
     const ssize_t got = recv(c.fd, read_buffer.data(), read_buffer.size(), 0);
     if (got > 0) continue;
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (got < 0 && errno == EAGAIN) {
       c.readable = false;
       return;
     }
@@ -374,8 +370,7 @@ void ServerCore::flush(Connection& c) {
     message.msg_iovlen = count;
     const ssize_t written = sendmsg(c.fd, &message, MSG_NOSIGNAL);
     if (written < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EAGAIN) break;
       return close_connection(c, errno == EPIPE || errno == ECONNRESET ? kPeerReset : std::strerror(errno));
     }
     progressed = true;
@@ -456,8 +451,7 @@ void ServerCore::fail_request(Connection& c, int status, std::string_view messag
 
 void ServerCore::begin_closing(Connection& c) {
   c.state = Connection::State::kClosing;
-  if (c.pending == 0) return shut(c);
-  set_timer(c, Clock::now() + limits.idle_timeout);
+  clear_timer(c);  // flush() sets the closing state's own: output stalled, or the linger
   flush(c);
 }
 
@@ -574,12 +568,10 @@ void ServerCore::accept_all() {
     const int fd =
         accept4(listen_fd, reinterpret_cast<sockaddr*>(&address), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      // Out of descriptors or memory: the waiting connections stay queued, and no new edge
-      // may come for them, so accepting is tried again a little later.
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        accept_retry = Clock::now() + kAcceptRetry;
-      }
+      if (errno == ECONNABORTED) continue;
+      // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the waiting connections
+      // stay queued, and no new edge may come for them, so accepting is tried again later.
+      if (errno != EAGAIN) accept_retry = Clock::now() + kAcceptRetry;
       return;
     }
     if (stats.open_connections >= limits.max_connections) {
@@ -757,7 +749,6 @@ ServerCore::~ServerCore() {
     wake_writer(*exchange);
   }
   for (Connection* c = first; c != nullptr; c = c->next) {
-    c->exchange = nullptr;
     ::close(c->fd);
     closed.push_back(c);
   }
@@ -772,7 +763,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::listen(EventLoop& loop, const st
                                                        std::uint16_t port, Handler handler, HttpLimits limits,
                                                        ErrorBody error_body) {
   std::string name = host == "localhost" ? "127.0.0.1" : host;
-  if (name.size() >= 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+  if (name.starts_with('[') && name.ends_with(']')) name = name.substr(1, name.size() - 2);
   sockaddr_storage address{};
   socklen_t length = 0;
   auto& v4 = reinterpret_cast<sockaddr_in&>(address);

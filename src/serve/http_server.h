@@ -118,8 +118,9 @@ class HttpServer final : public IoDriver {
   // Binds host (an IPv4 or IPv6 literal, with or without brackets, or "localhost", which is
   // 127.0.0.1) and port (0: any free one), listens, and adds itself to the loop's I/O drivers
   // (it removes itself when destroyed). An Error when the host is not such a name or the port
-  // cannot be bound. Destroy the server after loop.run() returned, when no handler runs (one
-  // that still did would write into nothing).
+  // cannot be bound. The loop must outlive the server. Destroyed while handlers still run, the
+  // server leaves them be (they keep the handler alive): their peers count as gone, and what
+  // they write goes nowhere.
   static Result<std::unique_ptr<HttpServer>> listen(EventLoop& loop, const std::string& host,
                                                     std::uint16_t port, Handler handler, HttpLimits limits,
                                                     ErrorBody error_body);

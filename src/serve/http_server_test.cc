@@ -3,9 +3,12 @@
 // from curl.
 #include "serve/http_server.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -693,6 +696,24 @@ TEST_F(HttpServerTest, ASlowReaderGetsAllOfALargeResponse) {
   });
 }
 
+// A large response on a kept-alive connection: its tail is still being sent once the handler has
+// ended and the connection waits for the next request, which it then serves.
+TEST_F(HttpServerTest, AKeptAliveConnectionServesAfterALargeResponse) {
+  static constexpr std::size_t kBytes = 16 << 20;  // more than max_pending_output and the kernel's buffers
+  start([](Exchange& exchange) -> Async<void> {
+    Headers headers;
+    std::string body(exchange.request().target == "/large" ? kBytes : 5, 'k');
+    co_await exchange.respond(200, headers, std::move(body));
+  });
+  run([](std::uint16_t port) {
+    Client client(port, AF_INET, 64 * 1024);
+    ASSERT_TRUE(client.send(get("/large")));
+    EXPECT_EQ(client.read_response().body.size(), kBytes);
+    ASSERT_TRUE(client.send(get("/small")));
+    EXPECT_EQ(client.read_response().body, "kkkkk");
+  });
+}
+
 // A client that stops reading for idle_timeout counts as gone.
 TEST_F(HttpServerTest, AClientThatStopsReadingIsDroppedAfterTheIdleTimeout) {
   HttpLimits limits;
@@ -781,6 +802,125 @@ TEST_F(HttpServerTest, StopLetsAResponseOnItsWayFinish) {
   });
 }
 
+// A client that half-closes once its request was answered (its handler ended) still gets the
+// rest of the response: only while a request is handled does a half-close count as gone.
+TEST_F(HttpServerTest, AHalfCloseAfterTheHandlerEndedStillGetsTheWholeResponse) {
+  static constexpr std::size_t kBytes = 16 << 20;  // more than the kernel's buffers take
+  std::atomic<bool> answered{false};
+  start([&](Exchange& exchange) -> Async<void> {
+    Headers headers;
+    std::string body(kBytes, 'h');
+    co_await exchange.respond(200, headers, std::move(body));  // queued whole: under max_pending_output
+    answered = true;
+  });
+  run([&](std::uint16_t port) {
+    Client client(port, AF_INET, 64 * 1024);
+    ASSERT_TRUE(client.send(get("/large", "Connection: close\r\n")));
+    while (!answered) ASSERT_TRUE(client.read_more());  // the handler's respond() waits for room
+    std::this_thread::sleep_for(20ms);
+    client.shutdown_write();
+    client.read_slowly(1 << 20, 10ms);
+    EXPECT_EQ(client.read_response().body.size(), kBytes);
+    EXPECT_TRUE(client.closed_by_peer());
+  });
+}
+
+// The server destroyed while handlers still run: they write into nothing and end.
+TEST_F(HttpServerTest, HandlersOutlivingTheirServerEndQuietly) {
+  std::atomic<int> handling{0};
+  int ended = 0, gone = 0;
+  start([&](Exchange& exchange) -> Async<void> {
+    ++handling;
+    co_await loop_.sleep_for(50ms);
+    gone += exchange.peer_gone() ? 1 : 0;
+    Headers headers;
+    std::string body = "into nothing";
+    co_await exchange.respond(200, headers, std::move(body));
+    ++ended;
+  });
+  auto destroyer = [&]() -> Async<void> {
+    while (handling < 2) co_await loop_.sleep_for(1ms);
+    server_.reset();
+  };
+  loop_.spawn(destroyer());
+  std::thread client([port = port_] {
+    Client first(port), second(port);
+    EXPECT_TRUE(first.send(get("/1")));
+    EXPECT_TRUE(second.send(get("/2")));
+    EXPECT_TRUE(first.closed_by_peer());
+    EXPECT_TRUE(second.closed_by_peer());
+  });
+  loop_.run();
+  client.join();
+  EXPECT_EQ(ended, 2);
+  EXPECT_EQ(gone, 2);
+}
+
+// Out of descriptors, accept() fails and no new edge comes for the connection left in the
+// queue: the server tries again on its own a little later.
+TEST_F(HttpServerTest, AcceptingIsRetriedAfterRunningOutOfDescriptors) {
+  start(echo);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  run([&](std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int lowest_free = ::fcntl(fd, F_DUPFD, 0);
+    ::close(lowest_free);
+    rlimit low = saved;
+    low.rlim_cur = static_cast<rlim_t>(lowest_free);  // every descriptor below it is taken
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const int connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    std::this_thread::sleep_for(250ms);  // the server's accept() fails meanwhile
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+    ASSERT_EQ(connected, 0);
+    Client client = Client::adopting(fd);
+    ASSERT_TRUE(client.send(get("/late")));
+    EXPECT_EQ(client.read_response().body, "GET /late ");
+  });
+  EXPECT_EQ(server_->stats().accepted, 1u);
+}
+
+// The server's next deadline is its earliest timer: a shared wait must end for it.
+TEST_F(HttpServerTest, TheNextDeadlineIsTheEarliestConnectionTimer) {
+  HttpLimits limits;
+  limits.idle_timeout = 5s;
+  limits.request_timeout = 2s;
+  start(echo, limits);
+  std::atomic<bool> connected{false}, partial{false}, checked{false};
+  std::optional<Clock::duration> before, idle, reading;
+  auto checker = [&]() -> Async<void> {
+    if (const auto deadline = server_->next_deadline()) before = *deadline - Clock::now();
+    co_await until(loop_, connected);
+    co_await loop_.sleep_for(20ms);  // accepted by now
+    if (const auto deadline = server_->next_deadline()) idle = *deadline - Clock::now();
+    co_await until(loop_, partial);
+    co_await loop_.sleep_for(20ms);
+    if (const auto deadline = server_->next_deadline()) reading = *deadline - Clock::now();
+    checked = true;
+  };
+  loop_.spawn(checker());
+  run([&](std::uint16_t port) {
+    Client idle_client(port);
+    connected = true;
+    std::this_thread::sleep_for(100ms);
+    Client reading_client(port);
+    ASSERT_TRUE(reading_client.send("GET / HTTP/1.1\r\n"));
+    partial = true;
+    while (!checked) std::this_thread::sleep_for(1ms);
+  });
+  EXPECT_FALSE(before.has_value());  // nothing open, nothing due
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_GT(*idle, 4s);
+  EXPECT_LE(*idle, 5s);
+  ASSERT_TRUE(reading.has_value());  // the request's deadline comes before the idle one
+  EXPECT_GT(*reading, 1s);
+  EXPECT_LE(*reading, 2s);
+}
+
 // EventLoop::cancel stops the server hard: every exchange hears of it.
 TEST_F(HttpServerTest, CancellingTheLoopDisconnectsEveryExchange) {
   std::vector<std::string> reasons;
@@ -867,6 +1007,8 @@ TEST_F(HttpServerTest, AHandlerThatThrowsOrDoesNotAnswerGets500AndTheServerLives
       ASSERT_TRUE(client.send(get(target)));
       const Response response = client.read_response();
       EXPECT_EQ(response.status, 500) << target;
+      EXPECT_EQ(response.body,
+                json_error(500, target == "/silent" ? "the server sent no response" : "internal error"));
       EXPECT_EQ(response.header("content-type"), "application/json");
       EXPECT_EQ(response.header("connection"), "");  // the connection lives on
     }
@@ -985,7 +1127,10 @@ TEST(HttpServerListen, BindsIpv4Ipv6AndLocalhostAndRefusesNames) {
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().message,
             "cannot listen on 127.0.0.1:" + std::to_string(port) + ": Address already in use");
-  (*first)->stop();
+  first = Error{"destroyed, never stopped"};  // the port is free again
+  auto after = HttpServer::listen(loop, "127.0.0.1", port, echo, {}, nullptr);
+  ASSERT_TRUE(after) << after.error().message;
+  (*after)->stop();
   loop.run();
 }
 

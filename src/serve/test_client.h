@@ -59,6 +59,8 @@ class Client {
     }
     connected_ = connected == 0;
   }
+  // A client on a socket connected already.
+  static Client adopting(int connected_fd) { return Client(connected_fd); }
   ~Client() { close(); }
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -153,6 +155,9 @@ class Client {
     if (rest != nullptr) *rest = buffer_;
     return last_recv_ == 0;
   }
+  // Reads whatever comes next into the buffer the read_* functions take from; false at the end.
+  bool read_more() { return fill(); }
+
   // The errno of the last failed read (ECONNRESET after a reset).
   int last_error() const { return last_error_; }
 
@@ -175,6 +180,11 @@ class Client {
   }
 
  private:
+  explicit Client(int connected_fd) : fd_(connected_fd), connected_(true) {
+    const timeval timeout{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
+
   bool fill() {
     char chunk[65536];
     if (pause_.count() > 0) std::this_thread::sleep_for(pause_);

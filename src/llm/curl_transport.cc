@@ -190,10 +190,12 @@ class CurlTransport final : public WaitableTransport {
   }
 
   // The transfer's signal fired: curl drops it, and its connection with it (see the top).
+  // The response keeps its resends: a request sent again before it was cancelled was sent twice.
   void cancel_transfer(Transfer& transfer) {
     detach(transfer);
     transfer.response =
         cancelled_response(transfer.started, http::cancelled_message(*transfer.request.cancel));
+    transfer.response.resends = std::max(transfer.sends - 1, 0);
     loop_.post(transfer.waiter);
   }
 

@@ -553,6 +553,33 @@ TEST_P(TransportTest, ASignalEndsItsTransferAndTheServerSeesItsConnectionClose) 
   EXPECT_EQ(server.hangups(), 1);
 }
 
+// A request sent again on a new connection (its kept-alive one was closed unanswered) and then
+// cancelled still says it was sent twice.
+TEST_P(TransportTest, ACancelledTransferKeepsItsResends) {
+  ScriptedServer server([](std::size_t i) {
+    if (i == 1) return Answer{"", true};
+    if (i == 2) return Answer{reply_with_length("late"), false, 60000ms};
+    return Answer{reply_with_length("reply " + std::to_string(i))};
+  });
+  expect_reply(post(request_to(server.url())), 200, "reply 0");
+  CancelSignal signal;
+  HttpRequest request = request_to(server.url());
+  request.cancel = &signal;
+  std::optional<HttpResponse> response;
+  auto poster = [&]() -> Async<void> { response = co_await transport_->post(request); };
+  auto canceller = [&]() -> Async<void> {
+    while (server.seen().size() < 3) co_await loop_.sleep_for(5ms);
+    signal.fire();
+  };
+  loop_.spawn(poster());
+  loop_.spawn(canceller());
+  loop_.run();
+  ASSERT_TRUE(response.has_value());
+  expect_failure(*response, Failure::kCancelled);
+  EXPECT_EQ(response->resends, 1);
+  EXPECT_TRUE(server.await_hangups(1));
+}
+
 TEST_P(TransportTest, AnAlreadyFiredSignalEndsThePostAtOnceWithNothingSent) {
   ScriptedServer server([](std::size_t) { return Answer{reply_with_length("unused")}; });
   CancelSignal signal;

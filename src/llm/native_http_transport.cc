@@ -190,12 +190,10 @@ class NativeHttpTransport final : public WaitableTransport {
   }
 
   // The transfer's signal fired: its connection is closed, never pooled (what it carried is
-  // half a request or a reply nobody will read, and the server must see the client go).
+  // half a request or a reply nobody will read, and the server must see the client go). The
+  // response keeps its resends: a request sent again before it was cancelled was sent twice.
   void cancel_transfer(Transfer& transfer) {
-    close_connection(transfer);
-    const std::string reason = http::cancelled_message(*transfer.request.cancel);
-    transfer.response = HttpResponse{};
-    finish(transfer, Failure::kCancelled, reason);
+    fail_connection(transfer, Failure::kCancelled, http::cancelled_message(*transfer.request.cancel));
   }
 
   // The coroutine frame holding `transfer` is being destroyed while it is in flight.

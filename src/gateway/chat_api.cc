@@ -89,6 +89,16 @@ std::optional<ApiError> read_extension(const json& extension, CompletionRequest&
                  "deadline_s)", "parley." + key);
     }
   }
+  // Each value's type first: only scalars and a list of strings are copied into the task's row
+  // (copying a deeply nested value would recurse as deep as it goes).
+  for (const char* scalar : {"answer_type", "gold", "tolerance"}) {
+    if (const json* value = member(extension, scalar); value != nullptr && value->is_structured())
+      return bad(std::string(scalar) + " must be a string or a number", std::string("parley.") + scalar);
+  }
+  if (const json* options = member(extension, "options")) {
+    if (!options->is_array() || !std::all_of(options->begin(), options->end(), [](const json& o) { return o.is_string(); }))
+      return bad("options must be a list of strings", "parley.options");
+  }
   if (const json* type = member(extension, "answer_type")) {
     if (*type == "label") {
       return bad("answer_type label needs a label set, which parley serve does not read", "parley.answer_type",
@@ -100,8 +110,11 @@ std::optional<ApiError> read_extension(const json& extension, CompletionRequest&
   if (const json* gold = member(extension, "gold")) row["answer"] = *gold;
   if (const json* tolerance = member(extension, "tolerance")) row["tolerance"] = *tolerance;
   if (const json* id = member(extension, "task_id")) {
-    if (!id->is_string() || trim(id->get_ref<const std::string&>()).empty() || id->get_ref<const std::string&>().size() > 200)
-      return bad("task_id must be a non-empty string of at most 200 characters", "parley.task_id");
+    const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+    if (!id->is_string() || trim(id->get_ref<const std::string&>()).empty() || id->get_ref<const std::string&>().size() > 200 ||
+        std::any_of(id->get_ref<const std::string&>().begin(), id->get_ref<const std::string&>().end(), control))
+      return bad("task_id must be a non-empty string of at most 200 characters, without control characters",
+                 "parley.task_id");
     request.task_id = std::string(trim(id->get_ref<const std::string&>()));
   }
   if (const json* budget = member(extension, "budget_tokens")) {

@@ -174,6 +174,19 @@ TEST(ParseCompletionRequest, EdgesOfTheLimitsAndContentParts) {
             "each content part needs a type");
 }
 
+TEST(ParseCompletionRequest, RefusesDeeplyNestedExtensionValuesAndControlCharactersInTaskIds) {
+  const int depth = 200000;  // a 400 KB body: copying this value would overflow the stack
+  for (const char* key : {"options", "gold", "tolerance", "answer_type"}) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":"q"}],"parley":{")") +
+                             key + "\":" + std::string(depth, '[') + std::string(depth, ']') + "}}";
+    EXPECT_EQ(refused(body).param, std::string("parley.") + key);
+  }
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"parley":{"options":["a",1]}})").param,
+            "parley.options");
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"parley":{"task_id":"a\nFAKE 200"}})").param,
+            "parley.task_id");
+}
+
 TEST(ErrorJson, IsOpenAiShapedWithNullsForAbsentFields) {
   const json error = json::parse(error_json({429, "slow down", "rate_limit_error", "", "rate_limit_exceeded"}));
   EXPECT_EQ(error, json::parse(R"({"error":{"message":"slow down","type":"rate_limit_error","param":null,

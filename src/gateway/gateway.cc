@@ -65,6 +65,24 @@ bool same_key(std::string_view given, std::string_view key) {
   return difference == 0;
 }
 
+bool is_loopback_name(std::string_view host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+// DNS rebinding: bound to loopback, a request must name this machine in its one Host header, so
+// that a web page served under another name cannot reach the gateway through a browser.
+bool host_allowed(const serve::IncomingRequest& request) {
+  const auto host = request.header("host");
+  if (!host || request.header_count("host") != 1) return false;
+  std::string_view name = *host;
+  if (const auto colon = name.rfind(':'); colon != std::string_view::npos && name.find(']', colon) == std::string_view::npos) {
+    const std::string_view port = name.substr(colon + 1);
+    if (port.empty() || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    name = name.substr(0, colon);
+  }
+  return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+}
+
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
 // Releases a debate slot however the request's coroutine ends.
@@ -198,6 +216,13 @@ Async<void> Gateway::handle(Exchange& exchange) {
   const std::string_view target = request.target;
   const std::string path(target.substr(0, target.find('?')));
   const bool read = request.method == "GET" || request.method == "HEAD";
+  if (is_loopback_name(serve_.host) && !host_allowed(request)) {
+    const ApiError error{421, "the Host header must name this machine (localhost, 127.0.0.1 or [::1])",
+                         "invalid_request_error", "", "misdirected_request"};
+    co_await reply_error(exchange, error);
+    log(request, 421, "", arrival);
+    co_return;
+  }
   if (path == "/health" && read) {
     const nlohmann::json health = {{"status", stopping_ ? "stopping" : "ok"},
                                    {"models", model_names()},
@@ -415,6 +440,16 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   if (!record(transcript, *task)) {
     units_.erase(unit);
     if (options_.log) options_.log(fmt::format("cannot store the debate: {}; parley serve stops", outcome.failure->message));
+    if (client_left) co_return;
+    const ApiError unstored{500, "the debate could not be stored; parley serve stops", "server_error", "", "store_failed"};
+    if (request.stream) {
+      co_await exchange.write(sse(gateway::error_json(unstored)) + sse("[DONE]"));
+      co_await exchange.end_stream();
+    } else {
+      co_await reply_error(exchange, unstored);
+    }
+    log(http, 500, "store failed", arrival);
+    co_return;
   }
   const gateway::DebateUsage usage = gateway::usage_of(transcript);
   const std::string detail = fmt::format("model={} task={} status={} calls={} tokens={}", summary.model, unit.task_id,

@@ -80,6 +80,10 @@ test('the HTTP server\'s own limits: media type, size, route, method', async () 
   });
   assert.match(garbage, /^HTTP\/1\.1 400/);
   assert.equal((await curl([`${gateway.root}/health`])).status, 200);
+  // DNS rebinding: on loopback, a Host naming another machine is refused.
+  assertOpenAiError(await curl(['-H', 'Host: evil.example:8080', `${gateway.root}/health`]), 421, null, 'misdirected_request');
+  assertOpenAiError(await curl(['-H', 'Host:', `${gateway.root}/v1/models`]), 421);
+  assert.equal((await curl(['-H', 'Host: localhost:1', `${gateway.root}/health`])).status, 200);
 });
 
 test('a stream is server-sent events: data lines, each a JSON chunk, and [DONE] last', async () => {

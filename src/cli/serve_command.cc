@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -28,9 +29,15 @@ void signal_safe_say(const char (&text)[N]) {
   (void)written;
 }
 
+std::atomic<int> g_signals{0};  // lock-free, so safe in a signal handler
+
 void on_stop_signal(int) {
   const int saved_errno = errno;
-  signal_safe_say("\nparley serve: stopping (Ctrl-C again cancels the debates in flight)\n");
+  if (g_signals.fetch_add(1) == 0) {
+    signal_safe_say("\nparley serve: stopping: no new request; the debates in flight finish (Ctrl-C again cancels them)\n");
+  } else {
+    signal_safe_say("\nparley serve: cancelling the debates in flight (not stored)\n");
+  }
   request_gateway_stop();
   errno = saved_errno;
 }

@@ -223,7 +223,14 @@ Async<void> Gateway::handle(Exchange& exchange) {
     log(request, 421, "", arrival);
     co_return;
   }
-  if (path == "/health" && read) {
+  if (path == "/health" && !read) {
+    const ApiError error{405, "use GET for /health", "invalid_request_error", "", "method_not_allowed"};
+    Headers allow{{"Allow", "GET, HEAD"}};
+    co_await reply_error(exchange, error, std::move(allow));
+    log(request, 405, "", arrival);
+    co_return;
+  }
+  if (path == "/health") {
     const nlohmann::json health = {{"status", stopping_ ? "stopping" : "ok"},
                                    {"models", model_names()},
                                    {"debates_in_flight", in_flight_},

@@ -73,6 +73,9 @@ test('the HTTP server\'s own limits: media type, size, route, method', async () 
   const wrongMethod = await curl([completions()]);
   assertOpenAiError(wrongMethod, 405);
   assert.equal(wrongMethod.headers.allow, 'POST');
+  const healthPost = await curl(['-X', 'POST', `${gateway.root}/health`]);
+  assertOpenAiError(healthPost, 405);
+  assert.equal(healthPost.headers.allow, 'GET, HEAD');
   // Not HTTP at all: a 400, and the server goes on.
   const garbage = await new Promise((resolve) => {
     execFile('sh', ['-c', `printf 'NONSENSE\\r\\n\\r\\n' | curl -sS --max-time 5 telnet://${gateway.root.slice(7)}`],

@@ -235,7 +235,8 @@ std::optional<std::string> latent_answer(const Task& task) {
   for (const auto& option : task.options) key.add(option);
   const std::uint64_t hash = key.value();
   switch (task.answer_type) {
-    case AnswerType::kChoice: return option_letter(hash % std::max<std::size_t>(task.options.size(), 4));
+    case AnswerType::kChoice:  // one of the task's options; A–D when it lists none (as choice_count reads it)
+      return option_letter(hash % (task.options.empty() ? 4 : task.options.size()));
     case AnswerType::kNumber:
     case AnswerType::kForecast: return canonical_number_text(static_cast<double>(hash % 100));
     case AnswerType::kLabel:

@@ -38,6 +38,23 @@ TEST(SimulatorTest, ATaskWithoutGoldGetsALatentAnswerFromItsQuestion) {
   ASSERT_TRUE(letter.has_value());
   EXPECT_TRUE(*letter == "A" || *letter == "B" || *letter == "C") << *letter;
   EXPECT_EQ(latent_answer(choice), letter);  // the same question, the same answer
+  // Always one of the options given: with two, A or B, never a letter past them.
+  Task two_options = choice;
+  two_options.options = {"Oxygen", "Carbon dioxide"};
+  std::set<std::string> letters;
+  for (int i = 0; i < 64; ++i) {
+    two_options.question = "Which gas, variant " + std::to_string(i) + "?";
+    letters.insert(latent_answer(two_options).value_or("none"));
+  }
+  EXPECT_EQ(letters, (std::set<std::string>{"A", "B"}));
+  Task no_options = two_options;
+  no_options.options.clear();
+  letters.clear();
+  for (int i = 0; i < 64; ++i) {
+    no_options.question = "Which letter, variant " + std::to_string(i) + "?";
+    letters.insert(latent_answer(no_options).value_or("none"));
+  }
+  EXPECT_EQ(letters, (std::set<std::string>{"A", "B", "C", "D"}));  // read as four options, A–D
   Task number = choice;
   number.options.clear();
   number.answer_type = AnswerType::kNumber;

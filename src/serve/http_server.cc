@@ -40,6 +40,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "llm/beast_feed.h"
 #include "llm/http_support.h"
 #include "serve/http1.h"
 
@@ -84,7 +85,6 @@ struct Connection {
   State state = State::kIdle;
   bool counted = true;       // counts against max_connections (a rejected one does not)
   bool readable = false;     // an input edge came, and the socket was not read to EAGAIN since
-  bool header_done = false;  // the current request's header was seen (100 Continue, eager body)
   bool close_after = false;  // close once the current response is out
   bool shut = false;         // closing, all sent: shutdown(SHUT_WR) done, waiting for the peer's close
   std::string peer;
@@ -235,36 +235,20 @@ void ServerCore::parse_input(Connection& c) {
     c.parser->body_limit(limits.max_body_bytes);
   }
   RequestParser& parser = *c.parser;
-  const char* data = c.input.data();
-  std::size_t size = c.input.size();
-  boost::system::error_code error;
-  while (size > 0 && !parser.is_done()) {
-    // Not eager until the header is in: put() then stops after the header, so that a request
-    // that expects 100 Continue gets it before its body is awaited.
-    const std::size_t used = parser.put(boost::asio::const_buffer(data, size), error);
-    data += used;
-    size -= used;
-    if (error == beast_http::error::need_more) {
-      error = {};
-      if (used == 0) break;
-    } else if (error) {
-      break;
+  std::string_view input = c.input;
+  const auto error = http::feed(parser, input, [&](std::size_t left) -> boost::system::error_code {
+    const auto& message = parser.get();
+    // Only while none of the body is here: a client that sent it along waits for nothing.
+    if (left == 0 && !parser.is_done() && message.version() >= 11 &&
+        boost::beast::iequals(message[beast_http::field::expect], "100-continue")) {
+      queue(c, "HTTP/1.1 100 Continue\r\n\r\n");
+      flush(c);
+      if (c.fd < 0) return beast_http::error::end_of_stream;  // closed, and the parser with it
     }
-    if (parser.is_header_done() && !c.header_done) {
-      c.header_done = true;
-      parser.eager(true);
-      const auto& message = parser.get();
-      const auto expect = message[beast_http::field::expect];
-      // Only while none of the body is here: a client that sent it along waits for nothing.
-      if (size == 0 && !parser.is_done() && message.version() >= 11 &&
-          boost::beast::iequals(expect, "100-continue")) {
-        queue(c, "HTTP/1.1 100 Continue\r\n\r\n");
-        flush(c);
-        if (c.fd < 0) return;
-      }
-    }
-  }
-  c.input.erase(0, c.input.size() - size);
+    return {};
+  });
+  if (c.fd < 0) return;
+  c.input.erase(0, c.input.size() - input.size());
   if (error == beast_http::error::header_limit)
     return fail_request(c, 431, "the request's header is too large");
   if (error == beast_http::error::body_limit) return fail_request(c, 413, "the request's body is too large");
@@ -275,7 +259,6 @@ void ServerCore::parse_input(Connection& c) {
 void ServerCore::start_exchange(Connection& c) {
   auto message = c.parser->release();
   c.parser.reset();
-  c.header_done = false;
   IncomingRequest request;
   request.method = std::string(view(message.method_string()));
   request.target = std::string(view(message.target()));

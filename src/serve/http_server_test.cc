@@ -446,6 +446,55 @@ TEST_F(HttpServerTest, PastMaxConnectionsANewConnectionGets503) {
   EXPECT_EQ(stats.accepted, 3u);
 }
 
+TEST_F(HttpServerTest, PastMaxBufferedInputTheConnectionThatWouldExceedItGets503) {
+  HttpLimits limits;
+  limits.max_buffered_input = 10 * 1024;
+  start(echo, limits);
+  std::atomic<std::size_t> buffered{0};  // the server's count, for the client's thread
+  auto mirror = [&]() -> Async<void> {
+    while (server_->busy()) {
+      buffered = server_->stats().buffered_input;
+      co_await loop_.sleep_for(1ms);
+    }
+  };
+  loop_.spawn(mirror());
+  run([&](std::uint16_t port) {
+    const auto reaches = [&](std::size_t bytes) {
+      const auto give_up = Clock::now() + 5s;
+      while (buffered != bytes && Clock::now() < give_up) std::this_thread::sleep_for(1ms);
+      return buffered == bytes;
+    };
+    const std::string head = "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 6000\r\n\r\n";
+    const std::string part(4000, 'p'), rest(2000, 'r');
+    const std::size_t each = head.size() + part.size();  // the header counts with the body so far
+    Client a(port), b(port), c(port);
+    ASSERT_TRUE(a.send(head + part));
+    ASSERT_TRUE(reaches(each));
+    ASSERT_TRUE(b.send(head + part));
+    ASSERT_TRUE(reaches(2 * each));
+    ASSERT_TRUE(c.send(head + part));  // three of them would be over 10 KiB
+    const Response refused = c.read_response();
+    EXPECT_EQ(refused.status, 503);
+    EXPECT_EQ(refused.body, json_error(503, "the server is receiving too many requests at once; retry"));
+    EXPECT_EQ(refused.header("connection"), "close");
+    EXPECT_TRUE(c.closed_by_peer());
+    EXPECT_TRUE(reaches(2 * each));  // what the refused one sent is let go
+    // The others finish as if nothing happened, and each lets go of its bytes when handed over.
+    ASSERT_TRUE(a.send(rest));
+    const Response first = a.read_response();
+    EXPECT_EQ(first.status, 200);
+    EXPECT_EQ(first.body, "POST /up " + part + rest);
+    EXPECT_TRUE(reaches(each));
+    ASSERT_TRUE(b.send(rest));
+    EXPECT_EQ(b.read_response().body, "POST /up " + part + rest);
+    EXPECT_TRUE(reaches(0));
+    ASSERT_TRUE(a.send(get("/again")));  // kept alive, and room again
+    EXPECT_EQ(a.read_response().status, 200);
+  });
+  EXPECT_EQ(server_->stats().buffered_input, 0u);
+  EXPECT_EQ(server_->stats().requests, 3u);
+}
+
 TEST_F(HttpServerTest, HeadGetsTheHeadersWithoutTheBody) {
   start([](Exchange& exchange) -> Async<void> {
     Headers headers;

@@ -557,6 +557,8 @@ Result<GatewayOutcome> run_gateway(const ExperimentConfig& config, const Gateway
                   backends->simulated, options);
   serve::HttpLimits limits;
   limits.max_body_bytes = static_cast<std::size_t>(serve.max_request_bytes);
+  // Room for a few of the largest requests at once, however large max_request_bytes is.
+  limits.max_buffered_input = std::max(limits.max_buffered_input, 4 * limits.max_body_bytes);
   auto server = serve::HttpServer::listen(
       loop, serve.host, static_cast<std::uint16_t>(serve.port), [&gateway](Exchange& exchange) { return gateway.handle(exchange); },
       limits, [](int status, std::string_view message) {

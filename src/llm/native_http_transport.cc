@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "beast_feed.h"
 #include "http_support.h"
 #include "parley/llm_client.h"
 #include "parley/version.h"
@@ -444,27 +445,16 @@ class NativeHttpTransport final : public WaitableTransport {
         transfer.parser->body_limit(transfer.request.max_response_bytes);
       }
       ReplyParser& parser = *transfer.parser;
-      boost::system::error_code error;
-      while (size > 0 && !parser.is_done()) {
-        // Not eager until the header is in: Beast 1.74 does not hold a declared Content-Length
-        // against body_limit, so it is checked here, before any of the body is read.
-        const std::size_t used = parser.put(boost::asio::const_buffer(data, size), error);
-        data += used;
-        size -= used;
-        if (error == beast_http::error::need_more) {
-          error = {};
-          if (used == 0) break;
-        } else if (error) {
-          break;
-        }
-        if (parser.is_header_done()) {
-          if (const auto length = parser.content_length(); length && *length > transfer.request.max_response_bytes) {
-            error = beast_http::error::body_limit;
-            break;
-          }
-          parser.eager(true);
-        }
-      }
+      std::string_view input(data, size);
+      const auto error = http::feed(parser, input, [&](std::size_t) -> boost::system::error_code {
+        // Beast 1.74 does not hold a declared Content-Length against body_limit, so it is
+        // checked here, before any of the body is read.
+        if (const auto length = parser.content_length(); length && *length > transfer.request.max_response_bytes)
+          return beast_http::error::body_limit;
+        return {};
+      });
+      data = input.data();
+      size = input.size();
       if (error == beast_http::error::body_limit) {
         return fail_connection(transfer, Failure::kTooLarge, too_large_message(transfer));
       }

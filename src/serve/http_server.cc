@@ -40,6 +40,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "llm/beast_feed.h"
 #include "llm/http_support.h"
 #include "serve/http1.h"
 
@@ -84,11 +85,13 @@ struct Connection {
   State state = State::kIdle;
   bool counted = true;       // counts against max_connections (a rejected one does not)
   bool readable = false;     // an input edge came, and the socket was not read to EAGAIN since
-  bool header_done = false;  // the current request's header was seen (100 Continue, eager body)
   bool close_after = false;  // close once the current response is out
   bool shut = false;         // closing, all sent: shutdown(SHUT_WR) done, waiting for the peer's close
   std::string peer;
   std::string input;  // received, not yet parsed
+  // Received and not yet handed to a handler: the request being read (its header and body so far
+  // in the parser, the rest in `input`) and any after it. Counts against max_buffered_input.
+  std::size_t buffered = 0;
   std::optional<RequestParser> parser;
   std::vector<std::string> output;  // queued; output[output_front] is partly sent
   std::size_t output_front = 0;
@@ -129,6 +132,7 @@ struct ServerCore {
   static Async<void> run_exchange(ServerCore* core, Connection* connection, IncomingRequest request);
   void finish_exchange(Exchange& exchange, bool threw);
   void discard_input(Connection& c);
+  void set_buffered(Connection& c, std::size_t bytes);
   // Output.
   void queue(Connection& c, std::string data);
   void flush(Connection& c);
@@ -209,7 +213,11 @@ void ServerCore::read_requests(Connection& c) {
     if (!c.readable) return;
     const ssize_t got = recv(c.fd, read_buffer.data(), read_buffer.size(), 0);
     if (got > 0) {
-      c.input.append(read_buffer.data(), static_cast<std::size_t>(got));
+      const auto bytes = static_cast<std::size_t>(got);
+      if (stats.buffered_input + bytes > limits.max_buffered_input)
+        return fail_request(c, 503, "the server is receiving too many requests at once; retry");
+      c.input.append(read_buffer.data(), bytes);
+      set_buffered(c, c.buffered + bytes);
       continue;
     }
     if (got < 0 && errno == EAGAIN) {  // (== EWOULDBLOCK; a call that never blocks is never interrupted)
@@ -235,36 +243,20 @@ void ServerCore::parse_input(Connection& c) {
     c.parser->body_limit(limits.max_body_bytes);
   }
   RequestParser& parser = *c.parser;
-  const char* data = c.input.data();
-  std::size_t size = c.input.size();
-  boost::system::error_code error;
-  while (size > 0 && !parser.is_done()) {
-    // Not eager until the header is in: put() then stops after the header, so that a request
-    // that expects 100 Continue gets it before its body is awaited.
-    const std::size_t used = parser.put(boost::asio::const_buffer(data, size), error);
-    data += used;
-    size -= used;
-    if (error == beast_http::error::need_more) {
-      error = {};
-      if (used == 0) break;
-    } else if (error) {
-      break;
+  std::string_view input = c.input;
+  const auto error = http::feed(parser, input, [&](std::size_t left) -> boost::system::error_code {
+    const auto& message = parser.get();
+    // Only while none of the body is here: a client that sent it along waits for nothing.
+    if (left == 0 && !parser.is_done() && message.version() >= 11 &&
+        boost::beast::iequals(message[beast_http::field::expect], "100-continue")) {
+      queue(c, "HTTP/1.1 100 Continue\r\n\r\n");
+      flush(c);
+      if (c.fd < 0) return beast_http::error::end_of_stream;  // closed, and the parser with it
     }
-    if (parser.is_header_done() && !c.header_done) {
-      c.header_done = true;
-      parser.eager(true);
-      const auto& message = parser.get();
-      const auto expect = message[beast_http::field::expect];
-      // Only while none of the body is here: a client that sent it along waits for nothing.
-      if (size == 0 && !parser.is_done() && message.version() >= 11 &&
-          boost::beast::iequals(expect, "100-continue")) {
-        queue(c, "HTTP/1.1 100 Continue\r\n\r\n");
-        flush(c);
-        if (c.fd < 0) return;
-      }
-    }
-  }
-  c.input.erase(0, c.input.size() - size);
+    return {};
+  });
+  if (c.fd < 0) return;
+  c.input.erase(0, c.input.size() - input.size());
   if (error == beast_http::error::header_limit)
     return fail_request(c, 431, "the request's header is too large");
   if (error == beast_http::error::body_limit) return fail_request(c, 413, "the request's body is too large");
@@ -275,7 +267,7 @@ void ServerCore::parse_input(Connection& c) {
 void ServerCore::start_exchange(Connection& c) {
   auto message = c.parser->release();
   c.parser.reset();
-  c.header_done = false;
+  set_buffered(c, c.input.size());  // a pipelined request's bytes may follow
   IncomingRequest request;
   request.method = std::string(view(message.method_string()));
   request.target = std::string(view(message.target()));
@@ -330,6 +322,11 @@ void ServerCore::finish_exchange(Exchange& exchange, bool threw) {
   c->state = Connection::State::kIdle;
   set_timer(*c, Clock::now() + limits.idle_timeout);
   read_requests(*c);  // a pipelined request may be buffered already, or waiting in the socket
+}
+
+void ServerCore::set_buffered(Connection& c, std::size_t bytes) {
+  stats.buffered_input = stats.buffered_input - c.buffered + bytes;
+  c.buffered = bytes;
 }
 
 void ServerCore::discard_input(Connection& c) {
@@ -443,14 +440,16 @@ std::string ServerCore::error_response(int status, std::string_view message, boo
 // A request the server answers itself, then closes: its bytes cannot be trusted to end where the
 // next request begins.
 void ServerCore::fail_request(Connection& c, int status, std::string_view message) {
-  c.parser.reset();
-  c.input.clear();
   queue(c, error_response(status, message, /*close=*/true, 11));
   begin_closing(c);
 }
 
+// No request is read from here on: what was received of one is dropped.
 void ServerCore::begin_closing(Connection& c) {
   c.state = Connection::State::kClosing;
+  c.parser.reset();
+  c.input.clear();
+  set_buffered(c, 0);
   clear_timer(c);  // flush() sets the closing state's own: output stalled, or the linger
   flush(c);
 }
@@ -636,6 +635,7 @@ void ServerCore::close_connection(Connection& c, std::string_view reason) {
   c.output.clear();
   c.pending = 0;
   c.parser.reset();
+  set_buffered(c, 0);
   closed.push_back(&c);
   if (Exchange* exchange = std::exchange(c.exchange, nullptr)) {
     exchange->connection_ = nullptr;

@@ -33,6 +33,10 @@ struct HttpLimits {
   std::size_t max_body_bytes = 1 << 20;
   // Open connections; one more is answered 503 and closed.
   std::size_t max_connections = 10000;
+  // Bytes received of requests not yet handed to a handler (headers and bodies being read, and
+  // input not yet parsed), all connections together: the connection whose bytes would take the
+  // total past this is answered 503 and closed. A request larger than this is never taken.
+  std::size_t max_buffered_input = 64 << 20;
   // A started request must be complete by then → 408, close (slowloris).
   std::chrono::milliseconds request_timeout{30000};
   // A connection with no request started (new, or kept alive) is closed after this long; so is
@@ -140,6 +144,7 @@ class HttpServer final : public IoDriver {
     std::uint64_t requests = 0;              // requests handed to the handler
     std::uint64_t rejected_connections = 0;  // answered 503 at max_connections
     std::size_t open_connections = 0;        // not counting the rejected, being closed
+    std::size_t buffered_input = 0;          // held against max_buffered_input now
   };
   Stats stats() const;
 

@@ -446,6 +446,56 @@ TEST_F(HttpServerTest, PastMaxConnectionsANewConnectionGets503) {
   EXPECT_EQ(stats.accepted, 3u);
 }
 
+TEST_F(HttpServerTest, PastMaxBufferedInputTheConnectionThatWouldExceedItGets503) {
+  const std::string head = "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 6000\r\n\r\n";
+  const std::string part(4000, 'p'), rest(2000, 'r');
+  const std::size_t each = head.size() + part.size();  // the header counts with the body so far
+  HttpLimits limits;
+  limits.max_buffered_input = 2 * each + rest.size();  // exactly one whole request and one partial
+  start(echo, limits);
+  std::atomic<std::size_t> buffered{0};  // the server's count, for the client's thread
+  auto mirror = [&]() -> Async<void> {
+    while (server_->busy()) {
+      buffered = server_->stats().buffered_input;
+      co_await loop_.sleep_for(1ms);
+    }
+  };
+  loop_.spawn(mirror());
+  run([&](std::uint16_t port) {
+    const auto reaches = [&](std::size_t bytes) {
+      const auto give_up = Clock::now() + 5s;
+      while (buffered != bytes && Clock::now() < give_up) std::this_thread::sleep_for(1ms);
+      return buffered == bytes;
+    };
+    Client a(port), b(port), c(port);
+    ASSERT_TRUE(a.send(head + part));
+    ASSERT_TRUE(reaches(each));
+    ASSERT_TRUE(b.send(head + part));
+    ASSERT_TRUE(reaches(2 * each));
+    ASSERT_TRUE(c.send(head + part));  // three of them would be over
+    const Response refused = c.read_response();
+    EXPECT_EQ(refused.status, 503);
+    EXPECT_EQ(refused.body, json_error(503, "the server is receiving too many requests at once; retry"));
+    EXPECT_EQ(refused.header("connection"), "close");
+    EXPECT_TRUE(c.closed_by_peer());
+    EXPECT_TRUE(reaches(2 * each));  // what the refused one sent is let go
+    // The others finish as if nothing happened (the first fills the cap exactly), and each lets
+    // go of its bytes when handed over.
+    ASSERT_TRUE(a.send(rest));
+    const Response first = a.read_response();
+    EXPECT_EQ(first.status, 200);
+    EXPECT_EQ(first.body, "POST /up " + part + rest);
+    EXPECT_TRUE(reaches(each));
+    ASSERT_TRUE(b.send(rest));
+    EXPECT_EQ(b.read_response().body, "POST /up " + part + rest);
+    EXPECT_TRUE(reaches(0));
+    ASSERT_TRUE(a.send(get("/again")));  // kept alive, and room again
+    EXPECT_EQ(a.read_response().status, 200);
+  });
+  EXPECT_EQ(server_->stats().buffered_input, 0u);
+  EXPECT_EQ(server_->stats().requests, 3u);
+}
+
 TEST_F(HttpServerTest, HeadGetsTheHeadersWithoutTheBody) {
   start([](Exchange& exchange) -> Async<void> {
     Headers headers;
@@ -693,6 +743,36 @@ TEST_F(HttpServerTest, ASlowReaderGetsAllOfALargeResponse) {
     const Response response = client.read_response();
     EXPECT_EQ(response.body.size(), kBytes);
     EXPECT_GT(Clock::now() - started, 400ms);
+  });
+}
+
+// A response read slowly but steadily while its handler is still running (here: until the
+// client has it all): every bit the reader takes gives it idle_timeout again, so a response that
+// outlasts idle_timeout many times over still reaches it.
+TEST_F(HttpServerTest, AResponseToASteadySlowReaderOutlastsTheIdleTimeout) {
+  HttpLimits limits;
+  limits.max_pending_output = 64 << 20;  // respond() returns at once, the handler goes on
+  limits.idle_timeout = 200ms;
+  static constexpr std::size_t kBytes = 16 << 20;  // more than the kernel's buffers
+  std::atomic<bool> read_all{false};
+  start(
+      [&](Exchange& exchange) -> Async<void> {
+        const Headers headers;
+        std::string body(kBytes, 'z');
+        co_await exchange.respond(200, headers, std::move(body));
+        co_await until(loop_, read_all);
+      },
+      limits);
+  run([&](std::uint16_t port) {
+    Client client(port, AF_INET, 64 * 1024);
+    ASSERT_TRUE(client.send(get("/large")));
+    client.read_slowly(64 * 1024, 5ms);
+    const auto started = Clock::now();
+    const Response response = client.read_response();
+    read_all = true;
+    EXPECT_EQ(response.status, 200);
+    EXPECT_EQ(response.body.size(), kBytes);
+    EXPECT_GT(Clock::now() - started, 2 * limits.idle_timeout);  // (else it proves nothing)
   });
 }
 

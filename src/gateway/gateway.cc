@@ -545,7 +545,7 @@ Result<GatewayOutcome> run_gateway(const ExperimentConfig& config, const Gateway
   std::error_code ec;
   std::filesystem::create_directories(serve.store, ec);
   if (ec) return Error{fmt::format("{}: cannot create the store's directory: {}", serve.store.string(), ec.message())};
-  auto lock = RunLock::acquire(serve.store);
+  auto lock = RunLock::acquire(serve.store, "choose another serve.store (or --store)");
   if (!lock) return lock.error();
   auto opened = Store::open(serve.store / "results.sqlite");
   if (!opened) return opened.error();

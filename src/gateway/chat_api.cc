@@ -26,6 +26,41 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms, no
+// surrogates, nothing above U+10FFFF); nullopt when the text is well-formed.
+std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned lead = byte(i);
+    std::size_t length = 0;
+    unsigned low = 0x80;  // the second byte's range, narrowed where overlong or out-of-range forms start
+    unsigned high = 0xBF;
+    if (lead < 0x80) {
+      length = 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;  // U+D800..U+DFFF are surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned next = byte(i + k);
+      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 // A present, non-null member.
 const json* member(const json& object, const char* name) {
   const auto it = object.find(name);
@@ -56,8 +91,11 @@ std::variant<std::string, ApiError> message_text(const json& content, const std:
 
 // The request's features a debate cannot honour: an error naming the first one present.
 std::optional<ApiError> unsupported_feature(const json& body) {
-  if (const json* n = member(body, "n"); n != nullptr && !(n->is_number_integer() && n->get<std::int64_t>() == 1)) {
-    return bad("n must be 1: a served debate gives one answer", "n", "unsupported_value");
+  // Any JSON number equal to 1 (1, 1.0, 1e0), as OpenAI takes it.
+  if (const json* n = member(body, "n"); n != nullptr && !(n->is_number() && n->get<double>() == 1.0)) {
+    return bad(n->is_number() ? "n must be 1: a served debate gives one answer"
+                              : "n must be a number, and 1: a served debate gives one answer",
+               "n", "unsupported_value");
   }
   for (const char* name : {"tools", "functions"}) {
     if (const json* tools = member(body, name); tools != nullptr && !(tools->is_array() && tools->empty())) {
@@ -237,10 +275,12 @@ std::optional<InferredChoice> infer_options(std::string_view question) {
 }
 
 std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_view body) {
-  const json request_json = json::parse(body, nullptr, false);
-  if (request_json.is_discarded() || !request_json.is_object()) {
-    return bad("the request body is not a JSON object", "", "invalid_json");
+  if (const auto at = invalid_utf8_at(body)) {
+    return bad("the request body is not valid UTF-8 (at byte " + std::to_string(*at) + ")", "", "invalid_json");
   }
+  const json request_json = json::parse(body, nullptr, false);
+  if (request_json.is_discarded()) return bad("the request body is not JSON", "", "invalid_json");
+  if (!request_json.is_object()) return bad("the request body is JSON but not an object", "", "invalid_json");
   CompletionRequest request;
   const json* model = member(request_json, "model");
   if (model == nullptr || !model->is_string() || model->get_ref<const std::string&>().empty())

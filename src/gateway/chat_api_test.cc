@@ -165,6 +165,40 @@ TEST(ParseCompletionRequest, RefusesWhatADebateCannotHonourNamingTheParameter) {
   }
 }
 
+TEST(ParseCompletionRequest, SaysWhatIsWrongWithABodyThatIsNoJsonObject) {
+  EXPECT_EQ(refused("not json").message, "the request body is not JSON");
+  EXPECT_EQ(refused("[1,2]").message, "the request body is JSON but not an object");
+  // Invalid UTF-8 (inside a string nlohmann would also refuse it): named, with its place.
+  const std::string stray = std::string(R"({"model":"m","messages":[{"role":"user","content":"caf)") + "\xe9" + "\"}]}";
+  const ApiError invalid = refused(stray);
+  EXPECT_EQ(invalid.message, "the request body is not valid UTF-8 (at byte 54)");
+  EXPECT_EQ(invalid.code, "invalid_json");
+  // Well-formed multi-byte characters are accepted; overlong forms, surrogates, values above
+  // U+10FFFF and cut sequences are not.
+  EXPECT_EQ(parsed({{"model", "m"}, {"messages", {user("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82")}}}).question,
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82");
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+                          "\xe2\x82", "\x80", "\xf0\x8f\xbf\xbf"}) {
+    EXPECT_EQ(refused(std::string("\"") + bad + "\"").message, "the request body is not valid UTF-8 (at byte 1)") << bad;
+  }
+}
+
+TEST(ParseCompletionRequest, NIsOneInAnyNumberForm) {
+  for (const char* n : {"1", "1.0", "1e0", "10e-1"}) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":)") + n + "}";
+    EXPECT_TRUE(std::holds_alternative<CompletionRequest>(parse_completion_request(body))) << n;
+  }
+  for (const char* n : {"2", "1.5", "0", "-1", "0.999"}) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":)") + n + "}";
+    const ApiError error = refused(body);
+    EXPECT_EQ(error.param, "n") << n;
+    EXPECT_EQ(error.code, "unsupported_value") << n;
+    EXPECT_EQ(error.message, "n must be 1: a served debate gives one answer") << n;
+  }
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":"1"})").message,
+            "n must be a number, and 1: a served debate gives one answer");
+}
+
 TEST(ParseCompletionRequest, EdgesOfTheLimitsAndContentParts) {
   EXPECT_EQ(parsed({{"model", "m"}, {"messages", {user("q")}}, {"parley", {{"budget_tokens", 1}}}}).budget_tokens, 1);
   const ApiError untyped = refused(R"({"model":"m","messages":[{"role":"user","content":[{"text":"q"}]}]})");

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/admission.h"
 #include "gateway/chat_api.h"
 #include "gateway/chunk_queue.h"
 #include "parley/metrics.h"
@@ -85,25 +86,6 @@ bool host_allowed(const serve::IncomingRequest& request) {
 
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-// Releases a debate slot however the request's coroutine ends.
-class SlotGuard {
- public:
-  SlotGuard(AsyncSemaphore& slots, EventLoop& loop, int& in_flight) : slots_(slots), loop_(loop), in_flight_(in_flight) {
-    ++in_flight_;
-  }
-  SlotGuard(const SlotGuard&) = delete;
-  SlotGuard& operator=(const SlotGuard&) = delete;
-  ~SlotGuard() {
-    --in_flight_;
-    slots_.release(loop_);
-  }
-
- private:
-  AsyncSemaphore& slots_;
-  EventLoop& loop_;
-  int& in_flight_;
-};
-
 class Gateway {
  public:
   Gateway(EventLoop& loop, const ExperimentConfig& served, const ServeConfig& serve, std::vector<PlannedProtocol> models,
@@ -117,7 +99,7 @@ class Gateway {
         api_key_(std::move(api_key)),
         simulated_(simulated),
         options_(options),
-        slots_(static_cast<std::size_t>(serve.max_debates)),
+        admission_(serve.max_debates, serve.max_waiting),
         id_prefix_(fmt::format("{:08x}", std::random_device{}())) {}
 
   Async<void> handle(Exchange& exchange);
@@ -153,9 +135,7 @@ class Gateway {
   std::string api_key_;
   bool simulated_;
   const GatewayOptions& options_;
-  AsyncSemaphore slots_;
-  int in_flight_ = 0;
-  int waiting_ = 0;
+  gateway::Admission admission_;
   std::uint64_t next_id_ = 0;
   std::string id_prefix_;
   bool stopping_ = false;
@@ -233,8 +213,8 @@ Async<void> Gateway::handle(Exchange& exchange) {
   if (path == "/health") {
     const nlohmann::json health = {{"status", stopping_ ? "stopping" : "ok"},
                                    {"models", model_names()},
-                                   {"debates_in_flight", in_flight_},
-                                   {"waiting", waiting_},
+                                   {"debates_in_flight", admission_.in_flight()},
+                                   {"waiting", admission_.waiting()},
                                    {"max_debates", serve_.max_debates},
                                    {"max_waiting", serve_.max_waiting},
                                    {"debates_stored", outcome.debates},
@@ -371,10 +351,10 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   // Admission: a free slot, else a place in the queue, else 429.
-  if (in_flight_ >= serve_.max_debates && waiting_ >= serve_.max_waiting) {
+  if (admission_.full()) {
     ++outcome.rejected;
     const ApiError error{429, fmt::format("parley serve is saturated: {} debates in flight and {} waiting; retry later",
-                                          in_flight_, waiting_),
+                                          admission_.in_flight(), admission_.waiting()),
                          "rate_limit_error", "", "rate_limit_exceeded"};
     Headers retry{{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
     co_await reply_error(exchange, error, std::move(retry));
@@ -382,15 +362,13 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   units_.insert(unit);
-  ++waiting_;
-  const bool admitted = co_await slots_.acquire(loop_, &exchange.disconnected());
-  --waiting_;
+  const bool admitted = co_await admission_.acquire(loop_, &exchange.disconnected());
   if (!admitted) {  // the client left while queued: nothing ran, nothing to store
     units_.erase(unit);
     log(http, 499, "left while queued", arrival);
     co_return;
   }
-  SlotGuard slot(slots_, loop_, in_flight_);
+  gateway::Admission::Slot slot(admission_, loop_);
 
   auto task = std::make_shared<Task>();
   task->id = unit.task_id;
@@ -506,7 +484,7 @@ Async<void> Gateway::watch_stop(serve::HttpServer& server) {
       cancelled = true;
       loop_.cancel();
     }
-    if (stopping_ && in_flight_ == 0 && waiting_ == 0 && !server.busy()) co_return;
+    if (stopping_ && admission_.in_flight() == 0 && admission_.waiting() == 0 && !server.busy()) co_return;
     if (loop_.cancelled()) co_return;
     co_await loop_.sleep_for(EventLoop::kStopCheckInterval);
   }

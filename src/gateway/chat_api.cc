@@ -344,6 +344,15 @@ std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_v
   return request;
 }
 
+std::optional<std::string> task_difference(const Task& known, const Task& asked) {
+  if (known.question != asked.question) return "question";
+  if (known.options != asked.options) return "options";
+  if (known.answer_type != asked.answer_type) return "answer_type";
+  if (known.answer != asked.answer) return "gold";
+  if (known.tolerance != asked.tolerance) return "tolerance";
+  return std::nullopt;
+}
+
 DebateUsage usage_of(const Transcript& transcript) {
   DebateUsage usage;
   for (const MessageRecord& call : transcript.messages) {
@@ -367,6 +376,36 @@ std::string answer_text(const Transcript& transcript) {
   }
   if (best != nullptr && !trim(best->text).empty()) return best->text;
   return "Final answer: " + *transcript.final_answer;
+}
+
+std::string client_call_error(std::string_view recorded) {
+  const std::string_view kind = recorded.substr(0, recorded.find(':'));
+  if (kind == "http_status") {
+    // "http_status: HTTP 503: <the server's text>": the status only.
+    constexpr std::string_view kHttp = "http_status: HTTP ";
+    const std::string_view rest = recorded.rfind(kHttp, 0) == 0 ? recorded.substr(kHttp.size()) : std::string_view();
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    if (rest.size() >= 3 && std::all_of(rest.begin(), rest.begin() + 3, digit)) {
+      return "backend call failed: HTTP " + std::string(rest.substr(0, 3));
+    }
+    return "backend call failed: an HTTP error";
+  }
+  if (kind == "timeout") return "backend call timed out";
+  if (kind == "connection") return "backend connection failed";
+  if (kind == "bad_response") return "backend reply could not be read";
+  if (kind == "too_large") return "backend reply too large";
+  if (kind == "unsupported") return "backend does not support the request";
+  if (kind == "cancelled") return "call cancelled";
+  return "backend call failed";
+}
+
+std::string debate_failure_message(const Transcript& transcript) {
+  const auto failed = std::find_if(transcript.messages.rbegin(), transcript.messages.rend(),
+                                   [](const MessageRecord& call) { return call.error.has_value(); });
+  const std::string what = failed == transcript.messages.rend()
+                               ? std::string("the debate failed")
+                               : "the debate failed: " + client_call_error(*failed->error);
+  return what + " (stored as task '" + transcript.task_id + "')";
 }
 
 const char* finish_reason(const Transcript& transcript) {
@@ -401,7 +440,7 @@ std::string call_chunk_json(const DebateSummary& summary, std::int64_t created, 
                    {"prompt_tokens", call.prompt_tokens},
                    {"completion_tokens", call.completion_tokens}};
   if (call.confidence) progress["confidence"] = *call.confidence;
-  if (call.error) progress["error"] = *call.error;
+  if (call.error) progress["error"] = client_call_error(*call.error);
   json out = chunk(summary, created, json::object());
   out["parley"] = {{"progress", std::move(progress)}};
   return out.dump();

@@ -355,6 +355,64 @@ TEST(StreamChunks, AreChatCompletionChunksWithProgressInTheExtension) {
   EXPECT_EQ(usage["usage"]["total_tokens"], 1440);
 }
 
+TEST(TaskDifference, NamesTheFirstFieldInWhichAReusedTaskIdDiffers) {
+  Task known;
+  known.id = "t1";
+  known.question = "Which gas?";
+  known.options = {"Oxygen", "Carbon dioxide"};
+  known.answer_type = AnswerType::kChoice;
+  known.answer = "B";
+  Task asked = known;
+  EXPECT_EQ(task_difference(known, asked), std::nullopt);
+  asked.id = "another id, not compared";
+  EXPECT_EQ(task_difference(known, asked), std::nullopt);
+  asked.question = "Which gas? ";
+  EXPECT_EQ(task_difference(known, asked), "question");
+  asked = known;
+  asked.options = {"Oxygen", "Carbon dioxide", "Helium"};
+  EXPECT_EQ(task_difference(known, asked), "options");
+  asked = known;
+  asked.answer_type = AnswerType::kText;
+  EXPECT_EQ(task_difference(known, asked), "answer_type");
+  asked = known;
+  asked.answer = "";  // sent without gold: another task than one with it
+  EXPECT_EQ(task_difference(known, asked), "gold");
+  asked = known;
+  asked.tolerance = 0.5;
+  EXPECT_EQ(task_difference(known, asked), "tolerance");
+  asked.question = "other";  // the first difference is named
+  EXPECT_EQ(task_difference(known, asked), "question");
+}
+
+TEST(ClientCallError, SaysTheKindAndTheStatusNeverTheBackendsText) {
+  EXPECT_EQ(client_call_error("http_status: HTTP 503: <html>upstream http://10.0.0.7:8000 sk-abc…</html>"),
+            "backend call failed: HTTP 503");
+  EXPECT_EQ(client_call_error("http_status: HTTP 429"), "backend call failed: HTTP 429");
+  EXPECT_EQ(client_call_error("http_status: HTTP 5x"), "backend call failed: an HTTP error");
+  EXPECT_EQ(client_call_error("http_status: something else"), "backend call failed: an HTTP error");
+  EXPECT_EQ(client_call_error("timeout: http://10.0.0.7:8000/v1 took 600 s"), "backend call timed out");
+  EXPECT_EQ(client_call_error("connection: could not connect to http://10.0.0.7:8000"), "backend connection failed");
+  EXPECT_EQ(client_call_error("bad_response: <html>"), "backend reply could not be read");
+  EXPECT_EQ(client_call_error("too_large: 9 MB"), "backend reply too large");
+  EXPECT_EQ(client_call_error("unsupported: n"), "backend does not support the request");
+  EXPECT_EQ(client_call_error("cancelled: client gone"), "call cancelled");
+  EXPECT_EQ(client_call_error("whatever: http://10.0.0.7"), "backend call failed");
+  EXPECT_EQ(client_call_error(""), "backend call failed");
+}
+
+TEST(DebateFailureMessage, NamesTheFailedCallSafelyAndTheStoredTask) {
+  Transcript t = judged_debate();
+  t.status = DebateStatus::kFailed;
+  t.status_reason = "a2's call failed after 3 attempt(s): http_status: HTTP 500: secret http://10.0.0.7";
+  EXPECT_EQ(debate_failure_message(t), "the debate failed (stored as task 'req-1')");  // no call failed
+  t.messages[1].error = "timeout: http://10.0.0.7 took too long";
+  t.messages[4].error = "http_status: HTTP 500: secret http://10.0.0.7";
+  EXPECT_EQ(debate_failure_message(t), "the debate failed: backend call failed: HTTP 500 (stored as task 'req-1')");
+  // A streamed call chunk says the same, not the text.
+  const json progress = json::parse(call_chunk_json({"chatcmpl-9", "m", "debate", false}, 5, t.messages[4]));
+  EXPECT_EQ(progress["parley"]["progress"]["error"], "backend call failed: HTTP 500");
+}
+
 TEST(ModelsJson, ListsTheServedModels) {
   const json out = json::parse(models_json({"debate-3x2", "imad"}, 7));
   EXPECT_EQ(out["object"], "list");

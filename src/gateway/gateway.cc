@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <utility>
@@ -86,6 +88,45 @@ bool host_allowed(const serve::IncomingRequest& request) {
 
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
+// The tasks of the debates admitted and not finished, by id, each with how many debates of it
+// are. A task id names one task (question, options, gold, …): a request reusing the id of a task
+// in flight must ask the same; a finished debate's task is in the store.
+class TasksInFlight {
+ public:
+  const Task* find(const std::string& id) const {
+    const auto found = tasks_.find(id);
+    return found == tasks_.end() ? nullptr : &found->second.task;
+  }
+
+  // A debate of a task, from its admission until it is stored (or not: the client left while
+  // queued, a stop, a failed store).
+  class Hold {
+   public:
+    Hold(TasksInFlight& owner, std::string id) : owner_(owner), id_(std::move(id)) {}
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    ~Hold() {
+      const auto found = owner_.tasks_.find(id_);
+      if (--found->second.debates == 0) owner_.tasks_.erase(found);
+    }
+
+   private:
+    TasksInFlight& owner_;
+    std::string id_;
+  };
+  [[nodiscard]] Hold hold(const Task& task) {
+    ++tasks_.try_emplace(task.id, Entry{task, 0}).first->second.debates;
+    return Hold(*this, task.id);
+  }
+
+ private:
+  struct Entry {
+    Task task;
+    int debates = 0;
+  };
+  std::map<std::string, Entry> tasks_;
+};
+
 class Gateway {
  public:
   Gateway(EventLoop& loop, const ExperimentConfig& served, const ServeConfig& serve, std::vector<PlannedProtocol> models,
@@ -117,6 +158,10 @@ class Gateway {
   Async<void> reply_error(Exchange& exchange, const ApiError& error, Headers headers);
   Async<void> reply_error(Exchange& exchange, const ApiError& error);
   bool authorised(const serve::IncomingRequest& request) const;
+  // The task known under `id`, which a request reusing the id must ask again: the task of a
+  // debate in flight, else of one stored (read from the store, which has every finished debate
+  // before its request's TasksInFlight::Hold ends); nullopt when none.
+  Result<std::optional<Task>> known_task(const std::string& id);
   const PlannedProtocol* served_model(const std::string& name) const;
   std::vector<std::string> model_names() const;
   // Metrics, then the store (its transaction; committed by flush()). False when it could not be
@@ -132,6 +177,7 @@ class Gateway {
   std::vector<PlannedProtocol> models_;
   Store& store_;
   std::set<UnitKey> units_;  // stored or in flight: a unit is debated once
+  TasksInFlight tasks_in_flight_;
   std::string api_key_;
   bool simulated_;
   const GatewayOptions& options_;
@@ -276,6 +322,11 @@ Async<void> Gateway::handle(Exchange& exchange) {
   log(request, 200, "", arrival);
 }
 
+Result<std::optional<Task>> Gateway::known_task(const std::string& id) {
+  if (const Task* in_flight = tasks_in_flight_.find(id)) return std::optional<Task>(*in_flight);
+  return store_.stored_task(id);
+}
+
 bool Gateway::record(Transcript& transcript, const Task& task) {
   add_debate_metrics(transcript, {.u_intra_lambda = served_.metrics.u_intra_lambda,
                                   .answer_type = task.answer_type,
@@ -342,6 +393,31 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   }
   const std::string id = fmt::format("chatcmpl-{}-{}", id_prefix_, next_id_++);
   const UnitKey unit{request.task_id.value_or(id), model->config->label, request.seed.value_or(0)};
+  auto task = std::make_shared<Task>();
+  task->id = unit.task_id;
+  task->question = request.question;
+  task->options = request.options;
+  task->answer_type = request.answer_type;
+  task->answer = request.gold.value_or("");
+  task->tolerance = request.tolerance;
+  const auto known = known_task(unit.task_id);
+  if (!known) {
+    if (options_.log) options_.log(fmt::format("cannot read the store: {}", known.error().message));
+    const ApiError unread{500, "the store could not be read", "server_error", "", "store_failed"};
+    co_await reply_error(exchange, unread);
+    log(http, 500, "store unreadable", arrival);
+    co_return;
+  }
+  if (const auto field = *known ? gateway::task_difference(**known, *task) : std::nullopt) {
+    const ApiError error{409,
+                         fmt::format("task id '{}' names another task: its {} differs from that of the task stored "
+                                     "or being debated under it; send another parley.task_id",
+                                     unit.task_id, *field),
+                         "invalid_request_error", "parley.task_id", "task_conflict"};
+    co_await reply_error(exchange, error);
+    log(http, 409, "", arrival);
+    co_return;
+  }
   if (units_.count(unit) != 0) {
     const ApiError error{409, fmt::format("task '{}' was already debated by {} with seed {}; send another seed or "
                                           "parley.task_id", unit.task_id, unit.protocol, unit.seed),
@@ -362,21 +438,15 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   units_.insert(unit);
+  const TasksInFlight::Hold in_flight = tasks_in_flight_.hold(*task);  // until the debate is stored, or not
   const bool admitted = co_await admission_.acquire(loop_, &exchange.disconnected());
-  if (!admitted) {  // the client left while queued: nothing ran, nothing to store
+  if (!admitted) {  // the client left (or half-closed) while queued, or before: nothing ran, nothing to store
     units_.erase(unit);
-    log(http, 499, "left while queued", arrival);
+    log(http, 499, "client left before its debate started", arrival);
     co_return;
   }
   gateway::Admission::Slot slot(admission_, loop_);
 
-  auto task = std::make_shared<Task>();
-  task->id = unit.task_id;
-  task->question = request.question;
-  task->options = request.options;
-  task->answer_type = request.answer_type;
-  task->answer = request.gold.value_or("");
-  task->tolerance = request.tolerance;
   DebateSetup setup = debate_setup(*model, served_, loop_, task, unit.seed);
   if (request.budget_tokens) {
     setup.budget_tokens = std::min(*request.budget_tokens, setup.budget_tokens.value_or(*request.budget_tokens));
@@ -437,16 +507,18 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   const gateway::DebateUsage usage = gateway::usage_of(transcript);
-  const std::string detail = fmt::format("model={} task={} status={} calls={} tokens={}", summary.model, unit.task_id,
-                                         debate_status_name(transcript.status), transcript.calls(),
-                                         usage.prompt_tokens + usage.completion_tokens);
-  if (client_left) {
-    log(http, 499, detail, arrival);
+  // The reason in full (a backend's own error text: the client is told less, the log and the
+  // store have it all).
+  const std::string detail =
+      fmt::format("model={} task={} status={} calls={} tokens={}{}{}", summary.model, unit.task_id,
+                  debate_status_name(transcript.status), transcript.calls(), usage.prompt_tokens + usage.completion_tokens,
+                  transcript.status_reason.empty() ? "" : " reason=", transcript.status_reason);
+  if (client_left) {  // closed, or half-closed (shut down its sending side), during the debate
+    log(http, 499, "client left during the debate: " + detail, arrival);
     co_return;
   }
   const bool failed = transcript.status == DebateStatus::kFailed;
-  const ApiError failure{502, fmt::format("the debate failed: {} (stored as task '{}')", transcript.status_reason, unit.task_id),
-                         "server_error", "", "debate_failed"};
+  const ApiError failure{502, gateway::debate_failure_message(transcript), "server_error", "", "debate_failed"};
   if (!request.stream) {
     if (failed) {
       co_await reply_error(exchange, failure);
@@ -467,7 +539,9 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   tail += sse("[DONE]");
   co_await exchange.write(std::move(tail));
   co_await exchange.end_stream();
-  log(http, 200, detail, arrival);
+  // The outcome, as for a request not streamed: the HTTP status went out as 200 before the
+  // debate failed, the error as the stream's last event.
+  log(http, failed ? 502 : 200, failed ? detail + " (streamed: HTTP 200, then the error)" : detail, arrival);
 }
 
 Async<void> Gateway::watch_stop(serve::HttpServer& server) {
@@ -520,37 +594,44 @@ Result<GatewayOutcome> run_gateway(const ExperimentConfig& config, const Gateway
   if (!backends) return backends.error();
   auto record = StoreRecord::of(served);
   if (!record) return record.error();
-  std::error_code ec;
-  std::filesystem::create_directories(serve.store, ec);
-  if (ec) return Error{fmt::format("{}: cannot create the store's directory: {}", serve.store.string(), ec.message())};
-  auto lock = RunLock::acquire(serve.store, "choose another serve.store (or --store)");
-  if (!lock) return lock.error();
-  auto opened = Store::open(serve.store / "results.sqlite");
-  if (!opened) return opened.error();
-  Store& store = **opened;
-  const StoreClaim claim{.resume = true, .elsewhere = "choose another serve.store (or --store)", .source = "serve"};
-  if (auto ok = record->claim(store, serve.store, backends->simulated, claim); !ok) return ok.error();
 
-  Gateway gateway(loop, served, serve, plan_protocols(served, *backends), store, store.finished(), api_key,
-                  backends->simulated, options);
+  // Listens first, so that a gateway that cannot start (the address in use) leaves the store as
+  // it was: not created, not locked, not claimed. No request is handled before loop.run(), by
+  // which time the gateway exists.
+  std::optional<Gateway> gateway;
   serve::HttpLimits limits;
   limits.max_body_bytes = static_cast<std::size_t>(serve.max_request_bytes);
+  limits.max_connections = static_cast<std::size_t>(serve.max_connections);
   auto server = serve::HttpServer::listen(
-      loop, serve.host, static_cast<std::uint16_t>(serve.port), [&gateway](Exchange& exchange) { return gateway.handle(exchange); },
-      limits, [](int status, std::string_view message) {
+      loop, serve.host, static_cast<std::uint16_t>(serve.port),
+      [&gateway](Exchange& exchange) { return gateway->handle(exchange); }, limits, [](int status, std::string_view message) {
         const char* type = status >= 500 ? "server_error" : "invalid_request_error";
         return gateway::error_json({status, std::string(message), type, "", ""});
       });
   if (!server) return server.error();
+
+  const StoreClaim claim{.resume = true, .elsewhere = "choose another serve.store (or --store)", .source = "serve"};
+  std::error_code ec;
+  std::filesystem::create_directories(serve.store, ec);
+  if (ec) return Error{fmt::format("{}: cannot create the store's directory: {}", serve.store.string(), ec.message())};
+  auto lock = RunLock::acquire(serve.store, claim.elsewhere);
+  if (!lock) return lock.error();
+  auto opened = Store::open(serve.store / "results.sqlite");
+  if (!opened) return opened.error();
+  Store& store = **opened;
+  if (auto ok = record->claim(store, serve.store, backends->simulated, claim); !ok) return ok.error();
+
+  gateway.emplace(loop, served, serve, plan_protocols(served, *backends), store, store.finished(), api_key,
+                  backends->simulated, options);
   if (options.on_listening) {
     const bool v6 = serve.host.find(':') != std::string::npos;
     const std::string host = v6 ? "[" + serve.host + "]" : serve.host;
     options.on_listening(fmt::format("{}:{}", host, (*server)->port()));
   }
-  loop.spawn(gateway.watch_stop(**server));
+  loop.spawn(gateway->watch_stop(**server));
   loop.run();
 
-  GatewayOutcome outcome = gateway.outcome;
+  GatewayOutcome outcome = gateway->outcome;
   if (auto ok = store.flush(); !ok && !outcome.failure) outcome.failure = ok.error();
   if (!outcome.failure) {
     if (auto ok = store.finish(); !ok) outcome.failure = ok.error();

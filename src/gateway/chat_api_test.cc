@@ -266,6 +266,23 @@ TEST(UsageOf, SumsEveryCallJudgesAndReAsksIncluded) {
   EXPECT_FALSE(usage.estimated);
 }
 
+TEST(UsageOf, IsEstimatedWhenAnyCallsTokensWereCountedByParley) {
+  Transcript t = judged_debate();
+  EXPECT_FALSE(json::parse(completion_json({"x", "m", "mad", false}, t, 1))["usage"].contains("parley_estimated"));
+  t.messages[1].tokens_estimated = true;  // one call of six, not the last
+  EXPECT_TRUE(usage_of(t).estimated);
+  EXPECT_EQ(json::parse(completion_json({"x", "m", "mad", false}, t, 1))["usage"]["parley_estimated"], true);
+  EXPECT_EQ(json::parse(usage_chunk_json({"x", "m", "mad", false}, 1, t))["usage"]["parley_estimated"], true);
+}
+
+TEST(ParseCompletionRequest, StreamOptionsIncludeUsageMustBeABoolean) {
+  const ApiError error =
+      refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"stream":true,"stream_options":{"include_usage":1}})");
+  EXPECT_EQ(error.param, "stream_options");
+  EXPECT_EQ(error.message, "include_usage must be a boolean");
+  EXPECT_FALSE(parsed({{"model", "m"}, {"messages", {user("q")}}, {"stream_options", json::object()}}).include_usage);
+}
+
 TEST(AnswerText, IsTheLatestAgentReplyStatingTheFinalAnswer) {
   Transcript t = judged_debate();
   EXPECT_EQ(answer_text(t), "Still B.\nAnswer: B");  // round 1, first seat; the judge's verdict is not a reply

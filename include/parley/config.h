@@ -113,6 +113,7 @@ struct ServeConfig {
   int max_waiting = 256;                   // requests queued for a slot; one more is answered 429
   double retry_after_s = 1.0;              // a 429's Retry-After
   std::int64_t max_request_bytes = std::int64_t{1} << 20;  // a longer body is answered 413
+  int max_connections = 10000;             // open HTTP connections; one more is answered 503
   // Per request: the default, and the most a request may ask for (parley.budget_tokens /
   // parley.deadline_s in the request lower it; docs/formats.md, "parley serve").
   std::optional<std::int64_t> budget_tokens;

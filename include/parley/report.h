@@ -77,8 +77,12 @@ struct MeanEstimate {
 struct ProtocolSummary {
   std::string name;
   std::int64_t n = 0;                 // debates (task × seed units)
-  double accuracy = 0.0;              // correct / n; failed and unparsed debates count as wrong
-  Interval accuracy_ci;               // 95% seeded percentile bootstrap over units
+  // Over the debates whose task has a gold answer (`graded` of the n; served traffic may have
+  // none): correct / graded, failed and unparsed debates counting as wrong; 0 and meaningless
+  // when graded is 0, which the report shows as "-" and summary.json as null.
+  std::int64_t graded = 0;
+  double accuracy = 0.0;
+  Interval accuracy_ci;               // 95% seeded percentile bootstrap over the graded units
   double tokens_in_mean = 0.0;        // prompt tokens per debate
   double tokens_out_mean = 0.0;       // completion tokens per debate
   double calls_mean = 0.0;            // LLM calls per debate

@@ -61,6 +61,11 @@ class Store {
   virtual Result<Ok> finish() = 0;
 
   virtual std::set<UnitKey> finished() = 0;
+  // The task a stored debate of `task_id` was asked (any protocol, any seed; its id, question,
+  // options, answer type, gold and tolerance, as that debate recorded them), put() ones not yet
+  // flushed included; nullopt when no debate of it is stored. What a writer that names tasks
+  // itself (parley serve's `parley.task_id`) checks a reused id against.
+  virtual Result<std::optional<Task>> stored_task(const std::string& task_id) = 0;
   // Deletes the stored debates whose status is failed (put() ones too), so that they are no
   // longer finished and a resume runs them again; returns how many were deleted.
   virtual Result<std::int64_t> remove_failed() = 0;

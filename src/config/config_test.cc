@@ -589,6 +589,7 @@ TEST_F(ConfigTest, AServeFileNamesServedModelsAndLimitsWithDocumentedDefaults) {
   EXPECT_EQ(serve.max_waiting, 256);
   EXPECT_EQ(serve.retry_after_s, 1.0);
   EXPECT_EQ(serve.max_request_bytes, 1 << 20);
+  EXPECT_EQ(serve.max_connections, 10000);
   EXPECT_FALSE(serve.budget_tokens.has_value());
   EXPECT_EQ(serve.deadline_s, 600.0);
   EXPECT_TRUE(c->protocols.empty());
@@ -610,7 +611,8 @@ TEST_F(ConfigTest, AServeFileNamesServedModelsAndLimitsWithDocumentedDefaults) {
 TEST_F(ConfigTest, ServeSettingsAreRead) {
   auto c = load_experiment(write(serve_file("  store: out/gw\n  host: 0.0.0.0\n  port: 0\n  api_key_env: GW_KEY\n"
                                             "  max_debates: 8\n  max_waiting: 0\n  retry_after_s: 2.5\n"
-                                            "  max_request_bytes: 4096\n  budget_tokens: 30000\n  deadline_s: 45\n"
+                                            "  max_request_bytes: 4096\n  max_connections: 32\n  budget_tokens: 30000\n"
+                                            "  deadline_s: 45\n"
                                             "  models:\n    - {protocol: single, agents: [a1]}\n")));
   ASSERT_TRUE(c.ok()) << c.error().message;
   const ServeConfig& serve = *c->serve;
@@ -622,6 +624,7 @@ TEST_F(ConfigTest, ServeSettingsAreRead) {
   EXPECT_EQ(serve.max_waiting, 0);
   EXPECT_EQ(serve.retry_after_s, 2.5);
   EXPECT_EQ(serve.max_request_bytes, 4096);
+  EXPECT_EQ(serve.max_connections, 32);
   EXPECT_EQ(serve.budget_tokens, 30000);
   EXPECT_EQ(serve.deadline_s, 45.0);
   EXPECT_EQ(c->served_experiment().budget_tokens_per_task, 30000);
@@ -643,6 +646,8 @@ TEST_F(ConfigTest, ServeMistakesNameTheKey) {
   EXPECT_NE(error_of(serve_file(single + "  max_debates: 0\n")).find("serve.max_debates"), std::string::npos);
   EXPECT_NE(error_of(serve_file(single + "  deadline_s: 0\n")).find("serve.deadline_s"), std::string::npos);
   EXPECT_NE(error_of(serve_file(single + "  max_request_bytes: 10\n")).find("serve.max_request_bytes"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  max_connections: 0\n")).find("serve.max_connections"), std::string::npos);
+  EXPECT_NE(error_of(serve_file(single + "  max_connections: many\n")).find("serve.max_connections"), std::string::npos);
   EXPECT_NE(error_of(serve_file(single + "  stor: x\n")).find("serve"), std::string::npos);
   // Without serve: a dataset and protocols are still required.
   EXPECT_NE(error_of("models:\n  - {name: sim, backend: simulator}\nagents:\n  - {name: a1, model: sim}\n").find("dataset"),

@@ -373,7 +373,7 @@ void read_runs(ExperimentConfig& c, const YamlReader& top, const std::vector<std
 ServeConfig read_serve(const YamlReader& r, const std::vector<std::string>& agents,
                        const std::set<std::string>& models, const std::filesystem::path& experiment) {
   r.only_keys({"models", "store", "host", "port", "api_key_env", "max_debates", "max_waiting", "retry_after_s",
-               "max_request_bytes", "budget_tokens", "deadline_s"},
+               "max_request_bytes", "max_connections", "budget_tokens", "deadline_s"},
               "under serve");
   ServeConfig serve;
   std::set<std::string> served;
@@ -397,6 +397,8 @@ ServeConfig read_serve(const YamlReader& r, const std::vector<std::string>& agen
   serve.retry_after_s = r.optional_number("retry_after_s", 0, 3600).value_or(serve.retry_after_s);
   serve.max_request_bytes = r.optional_integer("max_request_bytes", 1024, std::int64_t{1} << 30)
                                 .value_or(serve.max_request_bytes);
+  serve.max_connections =
+      static_cast<int>(r.optional_integer("max_connections", 1, 1000000).value_or(serve.max_connections));
   serve.budget_tokens = r.optional_integer("budget_tokens", 100, INT64_MAX);
   serve.deadline_s = r.optional_number("deadline_s", 0.001, 86400.0 * 7).value_or(serve.deadline_s);
   return serve;

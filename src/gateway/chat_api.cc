@@ -26,6 +26,41 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms, no
+// surrogates, nothing above U+10FFFF); nullopt when the text is well-formed.
+std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned lead = byte(i);
+    std::size_t length = 0;
+    unsigned low = 0x80;  // the second byte's range, narrowed where overlong or out-of-range forms start
+    unsigned high = 0xBF;
+    if (lead < 0x80) {
+      length = 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;  // U+D800..U+DFFF are surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned next = byte(i + k);
+      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 // A present, non-null member.
 const json* member(const json& object, const char* name) {
   const auto it = object.find(name);
@@ -56,8 +91,11 @@ std::variant<std::string, ApiError> message_text(const json& content, const std:
 
 // The request's features a debate cannot honour: an error naming the first one present.
 std::optional<ApiError> unsupported_feature(const json& body) {
-  if (const json* n = member(body, "n"); n != nullptr && !(n->is_number_integer() && n->get<std::int64_t>() == 1)) {
-    return bad("n must be 1: a served debate gives one answer", "n", "unsupported_value");
+  // Any JSON number equal to 1 (1, 1.0, 1e0), as OpenAI takes it.
+  if (const json* n = member(body, "n"); n != nullptr && !(n->is_number() && n->get<double>() == 1.0)) {
+    return bad(n->is_number() ? "n must be 1: a served debate gives one answer"
+                              : "n must be a number, and 1: a served debate gives one answer",
+               "n", "unsupported_value");
   }
   for (const char* name : {"tools", "functions"}) {
     if (const json* tools = member(body, name); tools != nullptr && !(tools->is_array() && tools->empty())) {
@@ -237,10 +275,12 @@ std::optional<InferredChoice> infer_options(std::string_view question) {
 }
 
 std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_view body) {
-  const json request_json = json::parse(body, nullptr, false);
-  if (request_json.is_discarded() || !request_json.is_object()) {
-    return bad("the request body is not a JSON object", "", "invalid_json");
+  if (const auto at = invalid_utf8_at(body)) {
+    return bad("the request body is not valid UTF-8 (at byte " + std::to_string(*at) + ")", "", "invalid_json");
   }
+  const json request_json = json::parse(body, nullptr, false);
+  if (request_json.is_discarded()) return bad("the request body is not JSON", "", "invalid_json");
+  if (!request_json.is_object()) return bad("the request body is JSON but not an object", "", "invalid_json");
   CompletionRequest request;
   const json* model = member(request_json, "model");
   if (model == nullptr || !model->is_string() || model->get_ref<const std::string&>().empty())
@@ -304,6 +344,15 @@ std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_v
   return request;
 }
 
+std::optional<std::string> task_difference(const Task& known, const Task& asked) {
+  if (known.question != asked.question) return "question";
+  if (known.options != asked.options) return "options";
+  if (known.answer_type != asked.answer_type) return "answer_type";
+  if (known.answer != asked.answer) return "gold";
+  if (known.tolerance != asked.tolerance) return "tolerance";
+  return std::nullopt;
+}
+
 DebateUsage usage_of(const Transcript& transcript) {
   DebateUsage usage;
   for (const MessageRecord& call : transcript.messages) {
@@ -327,6 +376,36 @@ std::string answer_text(const Transcript& transcript) {
   }
   if (best != nullptr && !trim(best->text).empty()) return best->text;
   return "Final answer: " + *transcript.final_answer;
+}
+
+std::string client_call_error(std::string_view recorded) {
+  const std::string_view kind = recorded.substr(0, recorded.find(':'));
+  if (kind == "http_status") {
+    // "http_status: HTTP 503: <the server's text>": the status only.
+    constexpr std::string_view kHttp = "http_status: HTTP ";
+    const std::string_view rest = recorded.rfind(kHttp, 0) == 0 ? recorded.substr(kHttp.size()) : std::string_view();
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    if (rest.size() >= 3 && std::all_of(rest.begin(), rest.begin() + 3, digit)) {
+      return "backend call failed: HTTP " + std::string(rest.substr(0, 3));
+    }
+    return "backend call failed: an HTTP error";
+  }
+  if (kind == "timeout") return "backend call timed out";
+  if (kind == "connection") return "backend connection failed";
+  if (kind == "bad_response") return "backend reply could not be read";
+  if (kind == "too_large") return "backend reply too large";
+  if (kind == "unsupported") return "backend does not support the request";
+  if (kind == "cancelled") return "call cancelled";
+  return "backend call failed";
+}
+
+std::string debate_failure_message(const Transcript& transcript) {
+  const auto failed = std::find_if(transcript.messages.rbegin(), transcript.messages.rend(),
+                                   [](const MessageRecord& call) { return call.error.has_value(); });
+  const std::string what = failed == transcript.messages.rend()
+                               ? std::string("the debate failed")
+                               : "the debate failed: " + client_call_error(*failed->error);
+  return what + " (stored as task '" + transcript.task_id + "')";
 }
 
 const char* finish_reason(const Transcript& transcript) {
@@ -361,7 +440,7 @@ std::string call_chunk_json(const DebateSummary& summary, std::int64_t created, 
                    {"prompt_tokens", call.prompt_tokens},
                    {"completion_tokens", call.completion_tokens}};
   if (call.confidence) progress["confidence"] = *call.confidence;
-  if (call.error) progress["error"] = *call.error;
+  if (call.error) progress["error"] = client_call_error(*call.error);
   json out = chunk(summary, created, json::object());
   out["parley"] = {{"progress", std::move(progress)}};
   return out.dump();

@@ -51,6 +51,12 @@ struct CompletionRequest {
 // tools, logprobs, non-text content) is an error naming the parameter.
 std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_view body);
 
+// Where `asked`, the task a request describes, differs from `known`, the task already under its
+// id (stored, or in a debate in flight): "question", "options", "answer_type", "gold" or
+// "tolerance", the first that differs; nullopt when it is the same task. A task id names one
+// task: its debates under several models and seeds are paired by `parley compare`.
+std::optional<std::string> task_difference(const Task& known, const Task& asked);
+
 // Choice options written one per line after the question, "A) …", "(B) …", "C. …" or "D: …",
 // consecutive from A, at least two: the options and the question without them; nullopt when the
 // question has no such block at its end.
@@ -74,6 +80,16 @@ DebateUsage usage_of(const Transcript& transcript);
 // (a budget vote, a judge's pick in other words), "Final answer: <answer>"; with no answer, the
 // reason the debate ended.
 std::string answer_text(const Transcript& transcript);
+
+// What a client is told of a failed backend call, from its recorded error (MessageRecord::error,
+// "<kind>: <message>"): its kind and, for an HTTP status, the status ("backend call failed: HTTP
+// 500", "backend call timed out"), never the message, which may hold a backend's address, part of
+// its key or its HTML page; the store and the gateway's log keep that.
+std::string client_call_error(std::string_view recorded);
+
+// The 502's message for a failed debate: what failed, as client_call_error says it, and the task
+// it is stored as (whose transcript has the whole text).
+std::string debate_failure_message(const Transcript& transcript);
 
 // What a response says about the debate (the `parley` object).
 struct DebateSummary {

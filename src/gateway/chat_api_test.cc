@@ -165,6 +165,40 @@ TEST(ParseCompletionRequest, RefusesWhatADebateCannotHonourNamingTheParameter) {
   }
 }
 
+TEST(ParseCompletionRequest, SaysWhatIsWrongWithABodyThatIsNoJsonObject) {
+  EXPECT_EQ(refused("not json").message, "the request body is not JSON");
+  EXPECT_EQ(refused("[1,2]").message, "the request body is JSON but not an object");
+  // Invalid UTF-8 (inside a string nlohmann would also refuse it): named, with its place.
+  const std::string stray = std::string(R"({"model":"m","messages":[{"role":"user","content":"caf)") + "\xe9" + "\"}]}";
+  const ApiError invalid = refused(stray);
+  EXPECT_EQ(invalid.message, "the request body is not valid UTF-8 (at byte 54)");
+  EXPECT_EQ(invalid.code, "invalid_json");
+  // Well-formed multi-byte characters are accepted; overlong forms, surrogates, values above
+  // U+10FFFF and cut sequences are not.
+  EXPECT_EQ(parsed({{"model", "m"}, {"messages", {user("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82")}}}).question,
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82");
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+                          "\xe2\x82", "\x80", "\xf0\x8f\xbf\xbf"}) {
+    EXPECT_EQ(refused(std::string("\"") + bad + "\"").message, "the request body is not valid UTF-8 (at byte 1)") << bad;
+  }
+}
+
+TEST(ParseCompletionRequest, NIsOneInAnyNumberForm) {
+  for (const char* n : {"1", "1.0", "1e0", "10e-1"}) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":)") + n + "}";
+    EXPECT_TRUE(std::holds_alternative<CompletionRequest>(parse_completion_request(body))) << n;
+  }
+  for (const char* n : {"2", "1.5", "0", "-1", "0.999"}) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":)") + n + "}";
+    const ApiError error = refused(body);
+    EXPECT_EQ(error.param, "n") << n;
+    EXPECT_EQ(error.code, "unsupported_value") << n;
+    EXPECT_EQ(error.message, "n must be 1: a served debate gives one answer") << n;
+  }
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"n":"1"})").message,
+            "n must be a number, and 1: a served debate gives one answer");
+}
+
 TEST(ParseCompletionRequest, EdgesOfTheLimitsAndContentParts) {
   EXPECT_EQ(parsed({{"model", "m"}, {"messages", {user("q")}}, {"parley", {{"budget_tokens", 1}}}}).budget_tokens, 1);
   const ApiError untyped = refused(R"({"model":"m","messages":[{"role":"user","content":[{"text":"q"}]}]})");
@@ -230,6 +264,23 @@ TEST(UsageOf, SumsEveryCallJudgesAndReAsksIncluded) {
   EXPECT_EQ(usage.completion_tokens, 20 + 5 + 4 + 30 + 31 + 10);
   EXPECT_EQ(usage.cached_tokens, 60 + 100 + 200 + 200);
   EXPECT_FALSE(usage.estimated);
+}
+
+TEST(UsageOf, IsEstimatedWhenAnyCallsTokensWereCountedByParley) {
+  Transcript t = judged_debate();
+  EXPECT_FALSE(json::parse(completion_json({"x", "m", "mad", false}, t, 1))["usage"].contains("parley_estimated"));
+  t.messages[1].tokens_estimated = true;  // one call of six, not the last
+  EXPECT_TRUE(usage_of(t).estimated);
+  EXPECT_EQ(json::parse(completion_json({"x", "m", "mad", false}, t, 1))["usage"]["parley_estimated"], true);
+  EXPECT_EQ(json::parse(usage_chunk_json({"x", "m", "mad", false}, 1, t))["usage"]["parley_estimated"], true);
+}
+
+TEST(ParseCompletionRequest, StreamOptionsIncludeUsageMustBeABoolean) {
+  const ApiError error =
+      refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"stream":true,"stream_options":{"include_usage":1}})");
+  EXPECT_EQ(error.param, "stream_options");
+  EXPECT_EQ(error.message, "include_usage must be a boolean");
+  EXPECT_FALSE(parsed({{"model", "m"}, {"messages", {user("q")}}, {"stream_options", json::object()}}).include_usage);
 }
 
 TEST(AnswerText, IsTheLatestAgentReplyStatingTheFinalAnswer) {
@@ -319,6 +370,64 @@ TEST(StreamChunks, AreChatCompletionChunksWithProgressInTheExtension) {
   const json usage = json::parse(usage_chunk_json(summary, 5, t));
   EXPECT_EQ(usage["choices"], json::array());
   EXPECT_EQ(usage["usage"]["total_tokens"], 1440);
+}
+
+TEST(TaskDifference, NamesTheFirstFieldInWhichAReusedTaskIdDiffers) {
+  Task known;
+  known.id = "t1";
+  known.question = "Which gas?";
+  known.options = {"Oxygen", "Carbon dioxide"};
+  known.answer_type = AnswerType::kChoice;
+  known.answer = "B";
+  Task asked = known;
+  EXPECT_EQ(task_difference(known, asked), std::nullopt);
+  asked.id = "another id, not compared";
+  EXPECT_EQ(task_difference(known, asked), std::nullopt);
+  asked.question = "Which gas? ";
+  EXPECT_EQ(task_difference(known, asked), "question");
+  asked = known;
+  asked.options = {"Oxygen", "Carbon dioxide", "Helium"};
+  EXPECT_EQ(task_difference(known, asked), "options");
+  asked = known;
+  asked.answer_type = AnswerType::kText;
+  EXPECT_EQ(task_difference(known, asked), "answer_type");
+  asked = known;
+  asked.answer = "";  // sent without gold: another task than one with it
+  EXPECT_EQ(task_difference(known, asked), "gold");
+  asked = known;
+  asked.tolerance = 0.5;
+  EXPECT_EQ(task_difference(known, asked), "tolerance");
+  asked.question = "other";  // the first difference is named
+  EXPECT_EQ(task_difference(known, asked), "question");
+}
+
+TEST(ClientCallError, SaysTheKindAndTheStatusNeverTheBackendsText) {
+  EXPECT_EQ(client_call_error("http_status: HTTP 503: <html>upstream http://10.0.0.7:8000 sk-abc…</html>"),
+            "backend call failed: HTTP 503");
+  EXPECT_EQ(client_call_error("http_status: HTTP 429"), "backend call failed: HTTP 429");
+  EXPECT_EQ(client_call_error("http_status: HTTP 5x"), "backend call failed: an HTTP error");
+  EXPECT_EQ(client_call_error("http_status: something else"), "backend call failed: an HTTP error");
+  EXPECT_EQ(client_call_error("timeout: http://10.0.0.7:8000/v1 took 600 s"), "backend call timed out");
+  EXPECT_EQ(client_call_error("connection: could not connect to http://10.0.0.7:8000"), "backend connection failed");
+  EXPECT_EQ(client_call_error("bad_response: <html>"), "backend reply could not be read");
+  EXPECT_EQ(client_call_error("too_large: 9 MB"), "backend reply too large");
+  EXPECT_EQ(client_call_error("unsupported: n"), "backend does not support the request");
+  EXPECT_EQ(client_call_error("cancelled: client gone"), "call cancelled");
+  EXPECT_EQ(client_call_error("whatever: http://10.0.0.7"), "backend call failed");
+  EXPECT_EQ(client_call_error(""), "backend call failed");
+}
+
+TEST(DebateFailureMessage, NamesTheFailedCallSafelyAndTheStoredTask) {
+  Transcript t = judged_debate();
+  t.status = DebateStatus::kFailed;
+  t.status_reason = "a2's call failed after 3 attempt(s): http_status: HTTP 500: secret http://10.0.0.7";
+  EXPECT_EQ(debate_failure_message(t), "the debate failed (stored as task 'req-1')");  // no call failed
+  t.messages[1].error = "timeout: http://10.0.0.7 took too long";
+  t.messages[4].error = "http_status: HTTP 500: secret http://10.0.0.7";
+  EXPECT_EQ(debate_failure_message(t), "the debate failed: backend call failed: HTTP 500 (stored as task 'req-1')");
+  // A streamed call chunk says the same, not the text.
+  const json progress = json::parse(call_chunk_json({"chatcmpl-9", "m", "debate", false}, 5, t.messages[4]));
+  EXPECT_EQ(progress["parley"]["progress"]["error"], "backend call failed: HTTP 500");
 }
 
 TEST(ModelsJson, ListsTheServedModels) {

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <utility>
@@ -18,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/admission.h"
 #include "gateway/chat_api.h"
 #include "gateway/chunk_queue.h"
 #include "parley/metrics.h"
@@ -85,23 +88,43 @@ bool host_allowed(const serve::IncomingRequest& request) {
 
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-// Releases a debate slot however the request's coroutine ends.
-class SlotGuard {
+// The tasks of the debates admitted and not finished, by id, each with how many debates of it
+// are. A task id names one task (question, options, gold, …): a request reusing the id of a task
+// in flight must ask the same; a finished debate's task is in the store.
+class TasksInFlight {
  public:
-  SlotGuard(AsyncSemaphore& slots, EventLoop& loop, int& in_flight) : slots_(slots), loop_(loop), in_flight_(in_flight) {
-    ++in_flight_;
+  const Task* find(const std::string& id) const {
+    const auto found = tasks_.find(id);
+    return found == tasks_.end() ? nullptr : &found->second.task;
   }
-  SlotGuard(const SlotGuard&) = delete;
-  SlotGuard& operator=(const SlotGuard&) = delete;
-  ~SlotGuard() {
-    --in_flight_;
-    slots_.release(loop_);
+
+  // A debate of a task, from its admission until it is stored (or not: the client left while
+  // queued, a stop, a failed store).
+  class Hold {
+   public:
+    Hold(TasksInFlight& owner, std::string id) : owner_(owner), id_(std::move(id)) {}
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    ~Hold() {
+      const auto found = owner_.tasks_.find(id_);
+      if (--found->second.debates == 0) owner_.tasks_.erase(found);
+    }
+
+   private:
+    TasksInFlight& owner_;
+    std::string id_;
+  };
+  [[nodiscard]] Hold hold(const Task& task) {
+    ++tasks_.try_emplace(task.id, Entry{task, 0}).first->second.debates;
+    return Hold(*this, task.id);
   }
 
  private:
-  AsyncSemaphore& slots_;
-  EventLoop& loop_;
-  int& in_flight_;
+  struct Entry {
+    Task task;
+    int debates = 0;
+  };
+  std::map<std::string, Entry> tasks_;
 };
 
 class Gateway {
@@ -117,7 +140,7 @@ class Gateway {
         api_key_(std::move(api_key)),
         simulated_(simulated),
         options_(options),
-        slots_(static_cast<std::size_t>(serve.max_debates)),
+        admission_(serve.max_debates, serve.max_waiting),
         id_prefix_(fmt::format("{:08x}", std::random_device{}())) {}
 
   Async<void> handle(Exchange& exchange);
@@ -135,6 +158,10 @@ class Gateway {
   Async<void> reply_error(Exchange& exchange, const ApiError& error, Headers headers);
   Async<void> reply_error(Exchange& exchange, const ApiError& error);
   bool authorised(const serve::IncomingRequest& request) const;
+  // The task known under `id`, which a request reusing the id must ask again: the task of a
+  // debate in flight, else of one stored (read from the store, which has every finished debate
+  // before its request's TasksInFlight::Hold ends); nullopt when none.
+  Result<std::optional<Task>> known_task(const std::string& id);
   const PlannedProtocol* served_model(const std::string& name) const;
   std::vector<std::string> model_names() const;
   // Metrics, then the store (its transaction; committed by flush()). False when it could not be
@@ -150,12 +177,11 @@ class Gateway {
   std::vector<PlannedProtocol> models_;
   Store& store_;
   std::set<UnitKey> units_;  // stored or in flight: a unit is debated once
+  TasksInFlight tasks_in_flight_;
   std::string api_key_;
   bool simulated_;
   const GatewayOptions& options_;
-  AsyncSemaphore slots_;
-  int in_flight_ = 0;
-  int waiting_ = 0;
+  gateway::Admission admission_;
   std::uint64_t next_id_ = 0;
   std::string id_prefix_;
   bool stopping_ = false;
@@ -233,8 +259,8 @@ Async<void> Gateway::handle(Exchange& exchange) {
   if (path == "/health") {
     const nlohmann::json health = {{"status", stopping_ ? "stopping" : "ok"},
                                    {"models", model_names()},
-                                   {"debates_in_flight", in_flight_},
-                                   {"waiting", waiting_},
+                                   {"debates_in_flight", admission_.in_flight()},
+                                   {"waiting", admission_.waiting()},
                                    {"max_debates", serve_.max_debates},
                                    {"max_waiting", serve_.max_waiting},
                                    {"debates_stored", outcome.debates},
@@ -294,6 +320,11 @@ Async<void> Gateway::handle(Exchange& exchange) {
   const nlohmann::json model = {{"id", name}, {"object", "model"}, {"created", unix_seconds()}, {"owned_by", "parley"}};
   co_await reply(exchange, 200, model.dump());
   log(request, 200, "", arrival);
+}
+
+Result<std::optional<Task>> Gateway::known_task(const std::string& id) {
+  if (const Task* in_flight = tasks_in_flight_.find(id)) return std::optional<Task>(*in_flight);
+  return store_.stored_task(id);
 }
 
 bool Gateway::record(Transcript& transcript, const Task& task) {
@@ -362,6 +393,31 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   }
   const std::string id = fmt::format("chatcmpl-{}-{}", id_prefix_, next_id_++);
   const UnitKey unit{request.task_id.value_or(id), model->config->label, request.seed.value_or(0)};
+  auto task = std::make_shared<Task>();
+  task->id = unit.task_id;
+  task->question = request.question;
+  task->options = request.options;
+  task->answer_type = request.answer_type;
+  task->answer = request.gold.value_or("");
+  task->tolerance = request.tolerance;
+  const auto known = known_task(unit.task_id);
+  if (!known) {
+    if (options_.log) options_.log(fmt::format("cannot read the store: {}", known.error().message));
+    const ApiError unread{500, "the store could not be read", "server_error", "", "store_failed"};
+    co_await reply_error(exchange, unread);
+    log(http, 500, "store unreadable", arrival);
+    co_return;
+  }
+  if (const auto field = *known ? gateway::task_difference(**known, *task) : std::nullopt) {
+    const ApiError error{409,
+                         fmt::format("task id '{}' names another task: its {} differs from that of the task stored "
+                                     "or being debated under it; send another parley.task_id",
+                                     unit.task_id, *field),
+                         "invalid_request_error", "parley.task_id", "task_conflict"};
+    co_await reply_error(exchange, error);
+    log(http, 409, "", arrival);
+    co_return;
+  }
   if (units_.count(unit) != 0) {
     const ApiError error{409, fmt::format("task '{}' was already debated by {} with seed {}; send another seed or "
                                           "parley.task_id", unit.task_id, unit.protocol, unit.seed),
@@ -371,10 +427,10 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   // Admission: a free slot, else a place in the queue, else 429.
-  if (in_flight_ >= serve_.max_debates && waiting_ >= serve_.max_waiting) {
+  if (admission_.full()) {
     ++outcome.rejected;
     const ApiError error{429, fmt::format("parley serve is saturated: {} debates in flight and {} waiting; retry later",
-                                          in_flight_, waiting_),
+                                          admission_.in_flight(), admission_.waiting()),
                          "rate_limit_error", "", "rate_limit_exceeded"};
     Headers retry{{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
     co_await reply_error(exchange, error, std::move(retry));
@@ -382,23 +438,15 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   units_.insert(unit);
-  ++waiting_;
-  const bool admitted = co_await slots_.acquire(loop_, &exchange.disconnected());
-  --waiting_;
-  if (!admitted) {  // the client left while queued: nothing ran, nothing to store
+  const TasksInFlight::Hold in_flight = tasks_in_flight_.hold(*task);  // until the debate is stored, or not
+  const bool admitted = co_await admission_.acquire(loop_, &exchange.disconnected());
+  if (!admitted) {  // the client left (or half-closed) while queued, or before: nothing ran, nothing to store
     units_.erase(unit);
-    log(http, 499, "left while queued", arrival);
+    log(http, 499, "client left before its debate started", arrival);
     co_return;
   }
-  SlotGuard slot(slots_, loop_, in_flight_);
+  gateway::Admission::Slot slot(admission_, loop_);
 
-  auto task = std::make_shared<Task>();
-  task->id = unit.task_id;
-  task->question = request.question;
-  task->options = request.options;
-  task->answer_type = request.answer_type;
-  task->answer = request.gold.value_or("");
-  task->tolerance = request.tolerance;
   DebateSetup setup = debate_setup(*model, served_, loop_, task, unit.seed);
   if (request.budget_tokens) {
     setup.budget_tokens = std::min(*request.budget_tokens, setup.budget_tokens.value_or(*request.budget_tokens));
@@ -459,16 +507,18 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     co_return;
   }
   const gateway::DebateUsage usage = gateway::usage_of(transcript);
-  const std::string detail = fmt::format("model={} task={} status={} calls={} tokens={}", summary.model, unit.task_id,
-                                         debate_status_name(transcript.status), transcript.calls(),
-                                         usage.prompt_tokens + usage.completion_tokens);
-  if (client_left) {
-    log(http, 499, detail, arrival);
+  // The reason in full (a backend's own error text: the client is told less, the log and the
+  // store have it all).
+  const std::string detail =
+      fmt::format("model={} task={} status={} calls={} tokens={}{}{}", summary.model, unit.task_id,
+                  debate_status_name(transcript.status), transcript.calls(), usage.prompt_tokens + usage.completion_tokens,
+                  transcript.status_reason.empty() ? "" : " reason=", transcript.status_reason);
+  if (client_left) {  // closed, or half-closed (shut down its sending side), during the debate
+    log(http, 499, "client left during the debate: " + detail, arrival);
     co_return;
   }
   const bool failed = transcript.status == DebateStatus::kFailed;
-  const ApiError failure{502, fmt::format("the debate failed: {} (stored as task '{}')", transcript.status_reason, unit.task_id),
-                         "server_error", "", "debate_failed"};
+  const ApiError failure{502, gateway::debate_failure_message(transcript), "server_error", "", "debate_failed"};
   if (!request.stream) {
     if (failed) {
       co_await reply_error(exchange, failure);
@@ -489,7 +539,9 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   tail += sse("[DONE]");
   co_await exchange.write(std::move(tail));
   co_await exchange.end_stream();
-  log(http, 200, detail, arrival);
+  // The outcome, as for a request not streamed: the HTTP status went out as 200 before the
+  // debate failed, the error as the stream's last event.
+  log(http, failed ? 502 : 200, failed ? detail + " (streamed: HTTP 200, then the error)" : detail, arrival);
 }
 
 Async<void> Gateway::watch_stop(serve::HttpServer& server) {
@@ -506,7 +558,7 @@ Async<void> Gateway::watch_stop(serve::HttpServer& server) {
       cancelled = true;
       loop_.cancel();
     }
-    if (stopping_ && in_flight_ == 0 && waiting_ == 0 && !server.busy()) co_return;
+    if (stopping_ && admission_.in_flight() == 0 && admission_.waiting() == 0 && !server.busy()) co_return;
     if (loop_.cancelled()) co_return;
     co_await loop_.sleep_for(EventLoop::kStopCheckInterval);
   }
@@ -542,39 +594,46 @@ Result<GatewayOutcome> run_gateway(const ExperimentConfig& config, const Gateway
   if (!backends) return backends.error();
   auto record = StoreRecord::of(served);
   if (!record) return record.error();
-  std::error_code ec;
-  std::filesystem::create_directories(serve.store, ec);
-  if (ec) return Error{fmt::format("{}: cannot create the store's directory: {}", serve.store.string(), ec.message())};
-  auto lock = RunLock::acquire(serve.store);
-  if (!lock) return lock.error();
-  auto opened = Store::open(serve.store / "results.sqlite");
-  if (!opened) return opened.error();
-  Store& store = **opened;
-  const StoreClaim claim{.resume = true, .elsewhere = "choose another serve.store (or --store)", .source = "serve"};
-  if (auto ok = record->claim(store, serve.store, backends->simulated, claim); !ok) return ok.error();
 
-  Gateway gateway(loop, served, serve, plan_protocols(served, *backends), store, store.finished(), api_key,
-                  backends->simulated, options);
+  // Listens first, so that a gateway that cannot start (the address in use) leaves the store as
+  // it was: not created, not locked, not claimed. No request is handled before loop.run(), by
+  // which time the gateway exists.
+  std::optional<Gateway> gateway;
   serve::HttpLimits limits;
   limits.max_body_bytes = static_cast<std::size_t>(serve.max_request_bytes);
+  limits.max_connections = static_cast<std::size_t>(serve.max_connections);
   // Room for a few of the largest requests at once, however large max_request_bytes is.
   limits.max_buffered_input = std::max(limits.max_buffered_input, 4 * limits.max_body_bytes);
   auto server = serve::HttpServer::listen(
-      loop, serve.host, static_cast<std::uint16_t>(serve.port), [&gateway](Exchange& exchange) { return gateway.handle(exchange); },
-      limits, [](int status, std::string_view message) {
+      loop, serve.host, static_cast<std::uint16_t>(serve.port),
+      [&gateway](Exchange& exchange) { return gateway->handle(exchange); }, limits, [](int status, std::string_view message) {
         const char* type = status >= 500 ? "server_error" : "invalid_request_error";
         return gateway::error_json({status, std::string(message), type, "", ""});
       });
   if (!server) return server.error();
+
+  const StoreClaim claim{.resume = true, .elsewhere = "choose another serve.store (or --store)", .source = "serve"};
+  std::error_code ec;
+  std::filesystem::create_directories(serve.store, ec);
+  if (ec) return Error{fmt::format("{}: cannot create the store's directory: {}", serve.store.string(), ec.message())};
+  auto lock = RunLock::acquire(serve.store, claim.elsewhere);
+  if (!lock) return lock.error();
+  auto opened = Store::open(serve.store / "results.sqlite");
+  if (!opened) return opened.error();
+  Store& store = **opened;
+  if (auto ok = record->claim(store, serve.store, backends->simulated, claim); !ok) return ok.error();
+
+  gateway.emplace(loop, served, serve, plan_protocols(served, *backends), store, store.finished(), api_key,
+                  backends->simulated, options);
   if (options.on_listening) {
     const bool v6 = serve.host.find(':') != std::string::npos;
     const std::string host = v6 ? "[" + serve.host + "]" : serve.host;
     options.on_listening(fmt::format("{}:{}", host, (*server)->port()));
   }
-  loop.spawn(gateway.watch_stop(**server));
+  loop.spawn(gateway->watch_stop(**server));
   loop.run();
 
-  GatewayOutcome outcome = gateway.outcome;
+  GatewayOutcome outcome = gateway->outcome;
   if (auto ok = store.flush(); !ok && !outcome.failure) outcome.failure = ok.error();
   if (!outcome.failure) {
     if (auto ok = store.finish(); !ok) outcome.failure = ok.error();

@@ -22,7 +22,7 @@ using UnitId = std::tuple<std::string, std::uint64_t>;  // (task_id, seed)
 using UnitMap = std::map<UnitId, const Transcript*>;
 
 std::optional<double> metric_of(const Transcript& t, const std::string& metric) {
-  if (metric == "accuracy") return t.correct ? 1.0 : 0.0;
+  if (metric == "accuracy") return t.gold.empty() ? std::nullopt : std::optional<double>(t.correct ? 1.0 : 0.0);
   if (metric == "tokens") return static_cast<double>(t.prompt_tokens() + t.completion_tokens());
   if (metric == "tokens_in") return static_cast<double>(t.prompt_tokens());
   if (metric == "tokens_out") return static_cast<double>(t.completion_tokens());

@@ -82,6 +82,26 @@ TEST(Compare, HandWorkedAccuracyDifference) {
   EXPECT_EQ(tokens.family_size, 2);
 }
 
+TEST(Compare, AccuracyIsComparedOnlyOnUnitsWithGold) {
+  auto all = run();
+  for (Transcript& t : all) {
+    if (t.task_id == "q2" || t.task_id == "q3") t.gold.clear();  // the units debate won
+  }
+  auto c = compare_protocols(all, pairs_against({"single", "debate"}, "single"), {"accuracy", "tokens"},
+                             AdjustmentFamily::kPair, true);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->rows.size(), 2u);
+  EXPECT_EQ(c->rows[0].n, 2);  // q1 and q4: both right under both
+  EXPECT_DOUBLE_EQ(c->rows[0].difference.mean_difference, 0.0);
+  EXPECT_EQ(c->rows[1].n, 4);  // tokens need no gold
+  for (Transcript& t : all) t.gold.clear();
+  auto none = compare_protocols(all, pairs_against({"single", "debate"}, "single"), {"accuracy", "tokens"},
+                                AdjustmentFamily::kPair, true);
+  ASSERT_TRUE(none) << none.error().message;
+  ASSERT_EQ(none->rows.size(), 1u);
+  EXPECT_EQ(none->not_compared, (std::vector<std::string>{"debate vs single: accuracy"}));
+}
+
 TEST(Compare, PairFamilyAdjustsEachPairAcrossItsMetrics) {
   // p-values (hand-worked): debate vs single accuracy perm 0.5, Wilcoxon 0.345779 (above);
   // tokens perm 0.125, Wilcoxon: four tied 800s, V = 10, E = 5, Var = 7.5 - 60/48 = 6.25,

@@ -21,6 +21,8 @@ using Json = nlohmann::json;
 ProtocolSummary point(const std::string& name, double accuracy, double tokens) {
   ProtocolSummary p;
   p.name = name;
+  p.n = 10;
+  p.graded = 10;
   p.accuracy = accuracy;
   p.tokens_in_mean = tokens * 0.75;
   p.tokens_out_mean = tokens * 0.25;
@@ -36,6 +38,16 @@ TEST(ParetoFront, KeepsOnlyTheUndominated) {
 }
 
 TEST(ParetoFront, OneProtocolIsOnIt) { EXPECT_EQ(pareto_front({point("a", 0.1, 5)}), std::vector<bool>{true}); }
+
+// Without gold a protocol has no accuracy: it is not on the front, and dominates nothing (its
+// accuracy of 0 and its cost are not weighed).
+TEST(ParetoFront, AProtocolWithoutGoldIsNotOnItAndDominatesNothing) {
+  std::vector<ProtocolSummary> protocols = {point("served", 0.0, 10), point("a", 0.5, 100)};
+  protocols[0].graded = 0;
+  EXPECT_EQ(pareto_front(protocols), (std::vector<bool>{false, true}));
+  protocols[0].accuracy = 0.9;  // whatever it holds
+  EXPECT_EQ(pareto_front(protocols), (std::vector<bool>{false, true}));
+}
 
 MessageRecord answer(int id, int round, const std::string& agent, std::optional<std::string> parsed) {
   MessageRecord m;

@@ -204,8 +204,13 @@ std::vector<bool> pareto_front(const std::vector<ProtocolSummary>& protocols) {
   std::vector<bool> front(protocols.size(), true);
   for (std::size_t i = 0; i < protocols.size(); ++i) {
     const ProtocolSummary& p = protocols[i];
+    if (p.graded == 0) {  // no accuracy to weigh against its cost
+      front[i] = false;
+      continue;
+    }
     const double tokens = p.tokens_in_mean + p.tokens_out_mean;
     for (const ProtocolSummary& q : protocols) {
+      if (q.graded == 0) continue;
       const double q_tokens = q.tokens_in_mean + q.tokens_out_mean;
       const bool as_good = q.accuracy >= p.accuracy && q_tokens <= tokens;
       const bool better = q.accuracy > p.accuracy || q_tokens < tokens;

@@ -61,6 +61,37 @@ TEST(Summarize, HandComputedMeans) {
   EXPECT_LE(single.accuracy_ci.hi, 1.0);
 }
 
+// Served traffic without gold: accuracy is over the debates that have gold; with none, there is
+// no accuracy ("-", null), not 0.
+TEST(Summarize, AccuracyIsOverTheDebatesWithGoldAndAbsentWithout) {
+  std::vector<Transcript> run = {debate("served", "q1", false, 100, 5), debate("served", "q2", false, 100, 5),
+                                 debate("mixed", "q1", true, 100, 5), debate("mixed", "q2", false, 100, 5),
+                                 debate("mixed", "q3", false, 100, 5)};
+  for (Transcript& t : run) {
+    if (t.protocol == "served" || t.task_id != "q1") t.gold.clear();
+  }
+  const Summary s = summarize(run, {"served", "mixed"}, false);
+  const ProtocolSummary& served = s.protocols[0];
+  EXPECT_EQ(served.n, 2);
+  EXPECT_EQ(served.graded, 0);
+  const ProtocolSummary& mixed = s.protocols[1];
+  EXPECT_EQ(mixed.graded, 1);
+  EXPECT_DOUBLE_EQ(mixed.accuracy, 1.0);  // 1 correct of the 1 with gold (not 1 of 3)
+  EXPECT_DOUBLE_EQ(mixed.apt, 100000.0 / 110.0);
+  const std::string table = render_table(s);
+  EXPECT_NE(table.find("served        2                      -        100        10    1.00        -"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("mixed         3   1.000 [1.000, 1.000]        100        10    1.00   909.09"), std::string::npos)
+      << table;
+  const auto j = nlohmann::json::parse(summary_to_json(s));
+  EXPECT_TRUE(j["protocols"][0]["accuracy"].is_null());
+  EXPECT_TRUE(j["protocols"][0]["accuracy_ci"].is_null());
+  EXPECT_TRUE(j["protocols"][0]["apt"].is_null());
+  EXPECT_EQ(j["protocols"][0]["accuracy_n"], 0);
+  EXPECT_EQ(j["protocols"][1]["accuracy"], 1.0);
+  EXPECT_EQ(j["protocols"][1]["accuracy_n"], 1);
+}
+
 TEST(Summarize, OrderFollowsTheExperimentThenSortedRest) {
   const Summary s = summarize(sample_run(), {"single", "debate"}, false);
   EXPECT_EQ(s.protocols[1].name, "debate");

@@ -57,6 +57,7 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   s.n = static_cast<std::int64_t>(debates.size());
   if (debates.empty()) return s;
   std::vector<double> correct, tokens, tokens_in, tokens_out, calls;
+  std::vector<std::uint32_t> graded;  // the debates whose task has a gold answer: accuracy's
   double latency = 0;
   std::int64_t unparsed = 0;
   struct Defined {  // a metric over the debates that define it
@@ -66,7 +67,10 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   std::map<std::string, Defined> metric_values;
   for (std::size_t position = 0; position < debates.size(); ++position) {
     const Transcript* t = debates[position];
-    correct.push_back(t->correct ? 1.0 : 0.0);
+    if (!t->gold.empty()) {
+      correct.push_back(t->correct ? 1.0 : 0.0);
+      graded.push_back(static_cast<std::uint32_t>(position));
+    }
     tokens_in.push_back(static_cast<double>(t->prompt_tokens()));
     tokens_out.push_back(static_cast<double>(t->completion_tokens()));
     tokens.push_back(tokens_in.back() + tokens_out.back());
@@ -84,6 +88,7 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
     }
   }
   const double n = static_cast<double>(s.n);
+  s.graded = static_cast<std::int64_t>(graded.size());
   s.accuracy = mean(correct);
   s.tokens_in_mean = mean(tokens_in);
   s.tokens_out_mean = mean(tokens_out);
@@ -93,14 +98,22 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   }
   if (const auto found = metric_values.find("final_confidence"); found != metric_values.end()) {
     std::vector<int> right;
-    for (std::uint32_t position : found->second.debates) right.push_back(debates[position]->correct ? 1 : 0);
-    s.ece = binned_calibration_error(found->second.values, right, 10);
-    s.ece_n = static_cast<std::int64_t>(right.size());
+    std::vector<double> confidence;
+    for (std::size_t k = 0; k < found->second.debates.size(); ++k) {
+      const Transcript& t = *debates[found->second.debates[k]];
+      if (t.gold.empty()) continue;  // no gold, no correctness to calibrate against
+      confidence.push_back(found->second.values[k]);
+      right.push_back(t.correct ? 1 : 0);
+    }
+    if (!right.empty()) {
+      s.ece = binned_calibration_error(confidence, right, 10);
+      s.ece_n = static_cast<std::int64_t>(right.size());
+    }
   }
   MeanCis cis(bootstrap_seed, name);
   std::vector<std::uint32_t> every(debates.size());
   for (std::uint32_t i = 0; i < every.size(); ++i) every[i] = i;
-  cis.add(std::move(correct), every, &s.accuracy_ci);
+  if (!graded.empty()) cis.add(std::move(correct), std::move(graded), &s.accuracy_ci);
   cis.add(std::move(tokens), every, &s.tokens_ci);
   cis.add(std::move(tokens_in), every, &s.tokens_in_ci);
   cis.add(std::move(tokens_out), every, &s.tokens_out_ci);
@@ -259,8 +272,11 @@ std::string summary_to_json(const Summary& summary) {
     nlohmann::ordered_json row;
     row["name"] = p.name;
     row["n"] = p.n;
-    row["accuracy"] = p.accuracy;
-    row["accuracy_ci"] = interval_json(p.accuracy_ci);
+    // Without gold there is no accuracy (nor ApT): null, never a 0 that reads as all wrong.
+    const bool graded = p.graded > 0;
+    row["accuracy"] = graded ? nlohmann::ordered_json(p.accuracy) : nlohmann::ordered_json(nullptr);
+    row["accuracy_ci"] = graded ? interval_json(p.accuracy_ci) : nlohmann::ordered_json(nullptr);
+    row["accuracy_n"] = p.graded;
     row["tokens_mean"] = p.tokens_in_mean + p.tokens_out_mean;
     row["tokens_ci"] = interval_json(p.tokens_ci);
     row["tokens_in_mean"] = p.tokens_in_mean;
@@ -269,7 +285,7 @@ std::string summary_to_json(const Summary& summary) {
     row["tokens_out_ci"] = interval_json(p.tokens_out_ci);
     row["calls_mean"] = p.calls_mean;
     row["calls_ci"] = interval_json(p.calls_ci);
-    row["apt"] = p.apt;
+    row["apt"] = graded ? nlohmann::ordered_json(p.apt) : nlohmann::ordered_json(nullptr);
     row["unparsed_rate"] = p.unparsed_rate;
     row["latency_ms_mean"] = p.latency_ms_mean;
     row["failed"] = p.failed;

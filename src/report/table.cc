@@ -127,10 +127,11 @@ std::string render_table(const Summary& summary) {
   row("protocol", name_width, "n", "accuracy [95% CI]", "tokens in", "tok out", "calls", "ApT", "unparsed",
       "failed", "latency ms");
   for (const auto& p : summary.protocols) {
+    const bool graded = p.graded > 0;  // without gold, no accuracy
     row(p.name, name_width, p.n,
-        fmt::format("{:.3f} [{:.3f}, {:.3f}]", p.accuracy, p.accuracy_ci.lo, p.accuracy_ci.hi),
+        graded ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", p.accuracy, p.accuracy_ci.lo, p.accuracy_ci.hi) : "-",
         fmt::format("{:.0f}", p.tokens_in_mean), fmt::format("{:.0f}", p.tokens_out_mean),
-        fmt::format("{:.2f}", p.calls_mean), fmt::format("{:.2f}", p.apt),
+        fmt::format("{:.2f}", p.calls_mean), graded ? fmt::format("{:.2f}", p.apt) : "-",
         fmt::format("{:.1f}%", 100.0 * p.unparsed_rate), p.failed, fmt::format("{:.0f}", p.latency_ms_mean));
   }
   out += "tokens per task (mean); ApT = accuracy per 100k tokens; latency = critical path of the LLM calls\n";

@@ -25,7 +25,7 @@ std::string holder_pid(int fd) {
 
 }  // namespace
 
-Result<RunLock> RunLock::acquire(const std::filesystem::path& dir) {
+Result<RunLock> RunLock::acquire(const std::filesystem::path& dir, std::string_view elsewhere) {
   const auto path = dir / "run.lock";
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Error{fmt::format("{}: cannot create the run's lock file: {}", path.string(), std::strerror(errno))};
@@ -36,8 +36,8 @@ Result<RunLock> RunLock::acquire(const std::filesystem::path& dir) {
     if (error != EWOULDBLOCK) {
       return Error{fmt::format("{}: cannot lock the run directory: {}", path.string(), std::strerror(error))};
     }
-    return Error{fmt::format("{} is in use by another parley run{}; wait for it to end, or choose another --out",
-                             dir.string(), pid.empty() ? "" : fmt::format(" (process {})", pid))};
+    return Error{fmt::format("{} is in use by another parley process{}; wait for it to end, or {}", dir.string(),
+                             pid.empty() ? "" : fmt::format(" (process {})", pid), elsewhere)};
   }
   // The id is for the message above only; the lock itself is the flock.
   const std::string pid = std::to_string(::getpid()) + "\n";

@@ -126,14 +126,14 @@ Result<RunOutcome> run_experiment(const ExperimentConfig& config, const RunOptio
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{fmt::format("{}: cannot create output directory: {}", options.out_dir.string(), ec.message())};
+  const StoreClaim claim{.resume = options.resume, .elsewhere = "choose another --out", .source = "run"};
   // Held until the exports are written: a second writer would interleave with this one.
-  auto lock = RunLock::acquire(options.out_dir);
+  auto lock = RunLock::acquire(options.out_dir, claim.elsewhere);
   if (!lock) return lock.error();
   auto opened = Store::open(options.out_dir / "results.sqlite");
   if (!opened) return opened.error();
   Store& store = **opened;
 
-  const StoreClaim claim{.resume = options.resume, .elsewhere = "choose another --out", .source = "run"};
   if (auto ok = record->claim(store, options.out_dir, backends->simulated, claim); !ok) return ok.error();
   const std::vector<std::string> order = record->protocol_order;
 

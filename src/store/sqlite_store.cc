@@ -233,6 +233,25 @@ class SqliteStore final : public Store {
     return units;
   }
 
+  Result<std::optional<Task>> stored_task(const std::string& task_id) override {
+    Statement s(db_, "SELECT transcript FROM debates WHERE task_id = ?1 LIMIT 1");
+    if (!s) return failure("prepare");
+    s.bind(1, std::string_view(task_id));
+    const int rc = s.step();
+    if (rc == SQLITE_DONE) return std::optional<Task>();
+    if (rc != SQLITE_ROW) return failure("read a debate");
+    auto t = transcript_from_json(s.view(0), CallTexts::kSkip);
+    if (!t) return Error{fmt::format("{}: debate of task {}: {}", path_, task_id, t.error().message)};
+    Task task;
+    task.id = t->task_id;
+    task.question = std::move(t->question);
+    task.options = std::move(t->options);
+    task.answer_type = t->answer_type.value_or(AnswerType::kText);  // absent only in older parleys' stores
+    task.answer = std::move(t->gold);
+    task.tolerance = t->tolerance;
+    return std::optional<Task>(std::move(task));
+  }
+
   Result<std::int64_t> remove_failed() override {
     if (auto ok = exec("SAVEPOINT remove_failed"); !ok) return ok.error();
     auto removed = [&]() -> Result<std::int64_t> {

@@ -44,6 +44,37 @@ class StoreTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+TEST_F(StoreTest, StoredTaskIsTheTaskAStoredDebateWasAskedBeforeAndAfterAFlush) {
+  Transcript t = unit("q1", "single", 3);
+  t.question = std::string(1500, 'q');  // longer than the index keeps: the whole question
+  t.options = {"yes", "no"};
+  t.answer_type = AnswerType::kChoice;
+  t.gold = "B";
+  {
+    auto store = Store::open(db());
+    ASSERT_TRUE(store) << store.error().message;
+    ASSERT_TRUE((*store)->put(t));
+    auto unflushed = (*store)->stored_task("q1");
+    ASSERT_TRUE(unflushed) << unflushed.error().message;
+    ASSERT_TRUE(unflushed->has_value());
+    EXPECT_EQ((*unflushed)->question, t.question);
+    ASSERT_TRUE((*store)->flush());
+  }
+  auto store = Store::open(db());
+  ASSERT_TRUE(store);
+  auto task = (*store)->stored_task("q1");
+  ASSERT_TRUE(task && task->has_value());
+  EXPECT_EQ((*task)->id, "q1");
+  EXPECT_EQ((*task)->question, t.question);
+  EXPECT_EQ((*task)->options, (std::vector<std::string>{"yes", "no"}));
+  EXPECT_EQ((*task)->answer_type, AnswerType::kChoice);
+  EXPECT_EQ((*task)->answer, "B");
+  EXPECT_FALSE((*task)->tolerance.has_value());
+  auto absent = (*store)->stored_task("q2");
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->has_value());
+}
+
 TEST_F(StoreTest, PutLoadAndFinishedAcrossReopen) {
   {
     auto store = Store::open(db());

@@ -27,7 +27,7 @@
     return node;
   }
   const fixed = (x, digits) => (x === null || x === undefined || Number.isNaN(x) ? '–' : Number(x).toFixed(digits));
-  const pct = (x) => fixed(x * 100, 1);
+  const pct = (x) => (x === null || x === undefined ? '–' : fixed(x * 100, 1));
   const ci = (pair, f) => (pair ? '[' + f(pair[0]) + ',\u00a0' + f(pair[1]) + ']' : '');  // kept on one line
   const color = (i) => COLORS[i % COLORS.length];
   const answerText = (a) => (a === null || a === undefined ? '(unparsed)' : a);
@@ -108,6 +108,7 @@
   function accuracyTokens(parent) {
     const datasets = [];
     protocols().forEach((p, i) => {
+      if (p.accuracy === null) return;  // no gold: no accuracy to plot
       const c = color(i), y = p.accuracy * 100, x = p.tokens_mean;
       datasets.push({label: p.name, data: [{x, y}], borderColor: c, backgroundColor: c, pointRadius: 5, parsing: false});
       datasets.push(segment({x, y: p.accuracy_ci[0] * 100}, {x, y: p.accuracy_ci[1] * 100}, c));

@@ -302,8 +302,10 @@ function badge(label, kind, title) {
 
 // A failed debate (an infrastructure error, docs/formats.md) has no outcome to judge: it says so
 // rather than "wrong", though the summary counts it as wrong.
-function outcomeBadge(correct, status) {
+// A task without a gold answer (served traffic that gave none) is neither right nor wrong.
+function outcomeBadge(correct, status, gold) {
   if (status === 'failed') return badge('failed', 'bad', 'the debate failed (see its status); counted as wrong');
+  if (gold === '') return badge('no gold', 'muted', 'the task has no reference answer: not scored');
   return correct ? badge('✓ correct', 'good') : badge('✗ wrong', 'bad');
 }
 
@@ -683,7 +685,7 @@ class ListView {
 
   renderRow(row, metrics, back) {
     const hash = debateHash(row, back);
-    const outcome = el('td', {}, [outcomeBadge(row.correct === true, row.status)]);
+    const outcome = el('td', {}, [outcomeBadge(row.correct === true, row.status, row.gold)]);
     if (row.flipped === true) outcome.append(' ', badge('flipped', 'warn', 'right at first, wrong at the end'));
     const status = text(row.status);
     const question = text(row.question);
@@ -793,7 +795,7 @@ function renderDebate(run, t, unit, others, back, backLink) {
       el('dt', { text: 'Final answer' }),
       el('dd', {}, t.final_answer === null || t.final_answer === undefined
         ? el('span', { className: 'muted', text: 'none (unparsed)' }) : el('strong', { className: 'answer', text: text(t.final_answer) })),
-      el('dt', { text: 'Correct' }), el('dd', {}, outcomeBadge(t.correct === true, t.status)),
+      el('dt', { text: 'Correct' }), el('dd', {}, outcomeBadge(t.correct === true, t.status, t.gold)),
       el('dt', { text: 'Status' }),
       el('dd', {}, [status === 'completed' ? status : badge(status, status === 'failed' ? 'bad' : 'warn'),
         t.status_reason ? el('span', { className: 'reason', text: ` — ${text(t.status_reason)}` }) : null]),

@@ -271,11 +271,11 @@ TEST(RunLock, ASecondRunOnTheDirectoryIsRefusedWhileReadersWork) {
 
   const auto second = run_parley({"run", "exp.yaml", "--out", "out", "--resume"}, dir);
   EXPECT_EQ(second.exit_code, 2);
-  EXPECT_EQ(second.err, "parley: out is in use by another parley run (process " + std::to_string(writer) +
+  EXPECT_EQ(second.err, "parley: out is in use by another parley process (process " + std::to_string(writer) +
                             "); wait for it to end, or choose another --out\n");
   const auto fresh = run_parley({"run", "exp.yaml", "--out", "out"}, dir);  // without --resume: the same
   EXPECT_EQ(fresh.exit_code, 2);
-  EXPECT_NE(fresh.err.find("is in use by another parley run"), std::string::npos) << fresh.err;
+  EXPECT_NE(fresh.err.find("is in use by another parley process"), std::string::npos) << fresh.err;
 
   // Readers are not writers: they read what is stored while the run goes on.
   const auto report = run_parley({"report", "out", "--json"}, dir);

@@ -4,12 +4,15 @@
 // logprobs), and the gateway's key.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { afterEach, test } from 'node:test';
 
 import OpenAI from 'openai';
 
 import { startBackend } from './lib/backend.mjs';
-import { runParleyOnStore, scratchDir, serveFile, sleep, startGateway, waitFor } from './lib/gateway.mjs';
+import { runParley, runParleyOnStore, scratchDir, serveFile, sleep, startGateway, waitFor } from './lib/gateway.mjs';
 
 const question = 'Which gas do plants take in?\nA) Oxygen\nB) Carbon dioxide\nC) Helium';
 const ask = (extra = {}) => ({ messages: [{ role: 'user', content: question }], ...extra });
@@ -53,15 +56,74 @@ test('a backend failing twice is retried, and every attempt\'s reply is counted 
 });
 
 test('a backend that keeps failing is a 502 the SDK raises, and the failed debate is stored', async () => {
-  const { client, dir } = await setUp('failing', { behave: () => ({ status: 503 }) },
-                                      models('{model: single, protocol: single, agents: [a1]}'), { modelKeys: ', max_retries: 1' });
-  await assert.rejects(client.chat.completions.create({ model: 'single', ...ask() }),
-                       (error) => error.status === 502 && error.code === 'debate_failed');
+  // The backend's own text (an internal address, an HTML page) goes to the store and the log only.
+  const leak = '<html>upstream http://10.9.8.7:8000 refused</html>';
+  const { client, dir, gateway } = await setUp('failing', { behave: () => ({ status: 503, error: leak }) },
+                                               models('{model: single, protocol: single, agents: [a1]}'),
+                                               { modelKeys: ', max_retries: 1' });
+  await assert.rejects(client.chat.completions.create({ model: 'single', ...ask({ parley: { task_id: 'f1' } }) }),
+                       (error) => error.status === 502 && error.code === 'debate_failed' &&
+                                  error.error.message === "the debate failed: backend call failed: HTTP 503 (stored as task 'f1')");
   const stream = await client.chat.completions.create({ model: 'single', ...ask({ stream: true }) });
-  await assert.rejects((async () => { for await (const chunk of stream) void chunk; })(), /debate failed/);
+  const chunks = [];
+  await assert.rejects((async () => { for await (const chunk of stream) chunks.push(chunk); })(),
+                       (error) => /the debate failed: backend call failed: HTTP 503/.test(error.message) &&
+                                  !error.message.includes('10.9.8.7'));
+  const failedCall = chunks.find((chunk) => chunk.parley?.progress?.kind === 'call');
+  assert.equal(failedCall.parley.progress.error, 'backend call failed: HTTP 503');
+  assert.ok(!JSON.stringify(chunks).includes('10.9.8.7'));
+  // The log has the whole reason, and a stream whose debate failed as the 502 it is.
+  await waitFor(() => /chat\/completions 502 .*\(streamed: HTTP 200, then the error\)/.test(gateway.stderr()),
+                'the streamed failure to be logged as 502');
+  assert.match(gateway.stderr(), /10\.9\.8\.7/);
   const report = JSON.parse((await runParleyOnStore(['report', `${dir}/store`, '--json'])).stdout);
   assert.equal(report.protocols[0].n, 2);
   assert.equal(report.protocols[0].failed, 2);
+});
+
+test('a client that half-closes after its request has left: its debate is cancelled and logged 499', async () => {
+  const { backend, gateway } = await setUp('half-close', { behave: () => ({ delayMs: 30_000 }) },
+                                           models('{model: single, protocol: single, agents: [a1]}'));
+  const body = JSON.stringify({ model: 'single', ...ask() });
+  const { port } = new URL(gateway.root);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+               `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  await waitFor(() => backend.pending().length === 1, 'the call to reach the backend');
+  socket.end();  // shuts down the sending side only
+  await waitFor(() => backend.requests.every((r) => r.closedEarly), 'the backend to see the call closed', 5_000);
+  await waitFor(() => / 499 .*client left during the debate: /.test(gateway.stderr()), 'the departure to be logged');
+  socket.destroy();
+});
+
+test('a gateway that cannot listen leaves its store untouched; a store in use names serve.store', async () => {
+  const { dir, gateway } = await setUp('start-failures', {}, models('{model: single, protocol: single, agents: [a1]}'));
+  const file = path.join(dir, 'serve.yaml');
+  const { port } = new URL(gateway.root);
+  const fresh = path.join(dir, 'fresh-store');
+  const inUse = await runParley(['serve', file, '--port', port, '--store', fresh]);
+  assert.equal(inUse.code, 1, inUse.stderr);
+  assert.ok(!fs.existsSync(fresh), 'the store was created by a gateway that did not start');
+  const before = fs.readFileSync(path.join(dir, 'store', 'results.sqlite'));
+  const busy = await runParley(['serve', file, '--port', '0', '--store', path.join(dir, 'store')]);
+  assert.equal(busy.code, 1, busy.stderr);
+  assert.match(busy.stderr, /is in use by another parley process \(process \d+\); wait for it to end, or choose another serve\.store \(or --store\)/);
+  assert.ok(before.equals(fs.readFileSync(path.join(dir, 'store', 'results.sqlite'))));
+});
+
+test('max_connections bounds the open connections: one more is answered 503', async () => {
+  const { gateway } = await setUp('max-connections', {}, ['max_connections: 1',
+                                                            ...models('{model: single, protocol: single, agents: [a1]}')]);
+  const { port } = new URL(gateway.root);
+  const idle = net.connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => idle.once('connect', resolve));
+  await sleep(100);
+  const refused = await fetch(`${gateway.root}/health`);
+  assert.equal(refused.status, 503);
+  idle.destroy();
+  await sleep(100);
+  assert.equal((await fetch(`${gateway.root}/health`, { headers: { Connection: 'close' } })).status, 200);
 });
 
 for (const streamed of [false, true]) {

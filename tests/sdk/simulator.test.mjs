@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 
 import OpenAI from 'openai';
 
-import { runParleyOnStore, scratchDir, serveFile, startGateway } from './lib/gateway.mjs';
+import { runParley, runParleyOnStore, scratchDir, serveFile, startGateway } from './lib/gateway.mjs';
 
 const question = 'Which gas do plants take in?\nA) Oxygen\nB) Carbon dioxide\nC) Helium';
 
@@ -130,8 +130,8 @@ test('an unknown model and a malformed request are OpenAI errors the SDK raises'
                        (error) => error.status === 404 && error.code === 'model_not_found' && error.param === 'model');
   await assert.rejects(client.chat.completions.create({ model: 'single', messages: [{ role: 'user', content: 'q' }], n: 2 }),
                        (error) => error.status === 400 && error.param === 'n');
-  await assert.rejects(client.chat.completions.create({ model: 'debate-3x2', messages: [{ role: 'user', content: 'q' }],
-                                                        parley: { task_id: 'plants' } }),
+  await assert.rejects(client.chat.completions.create({ model: 'debate-3x2', messages: [{ role: 'user', content: question }],
+                                                        parley: { task_id: 'plants', gold: 'B' } }),
                        (error) => error.status === 409 && error.code === 'duplicate_task');
 });
 
@@ -143,4 +143,73 @@ test('served debates are a run: parley compare pairs the same task under two mod
   const compare = await runParleyOnStore(['compare', `${dir}/store`, '--json']);
   assert.equal(compare.code, 0, compare.stderr);
   assert.match(compare.stdout, /debate-3x2/);
+});
+
+test('a task id names one task: another question, options or gold under it is 409, also after a restart', async () => {
+  const own = scratchDir('simulator-tasks');
+  const yaml = serveFile({
+    models: ['{name: sim, backend: simulator}'],
+    agents: ['{name: a1, model: sim}'],
+    serve: ['models:', '  - {model: single, protocol: single, agents: [a1]}', '  - {model: other, protocol: single, agents: [a1]}'],
+  });
+  const ask = (content, parley, extra = {}) => ({ model: 'single', messages: [{ role: 'user', content }], parley, ...extra });
+  const conflict = (error) => error.status === 409 && error.code === 'task_conflict' && error.param === 'parley.task_id';
+  let first = await startGateway(own, yaml);
+  try {
+    const sdk = new OpenAI({ baseURL: first.baseURL, apiKey: 'unused', maxRetries: 0 });
+    await sdk.chat.completions.create(ask(question, { task_id: 't1', gold: 'B' }));
+    // The same task under another seed and another model: a new unit of it.
+    await sdk.chat.completions.create(ask(question, { task_id: 't1', gold: 'B' }, { seed: 3 }));
+    await sdk.chat.completions.create(ask(question, { task_id: 't1', gold: 'B' }, { model: 'other' }));
+    await assert.rejects(sdk.chat.completions.create(ask('Another question?', { task_id: 't1', gold: 'B' }, { seed: 4 })),
+                         (error) => conflict(error) && /question differs/.test(error.message));
+    await assert.rejects(sdk.chat.completions.create(ask(question, { task_id: 't1', gold: 'A' }, { seed: 4 })),
+                         (error) => conflict(error) && /gold differs/.test(error.message));
+    const fourOptions = ['Oxygen', 'Carbon dioxide', 'Helium', 'Neon'];
+    await assert.rejects(sdk.chat.completions.create(ask('Which gas do plants take in?',
+                                                         { task_id: 't1', gold: 'B', options: fourOptions }, { seed: 4 })),
+                         (error) => conflict(error) && /options differs/.test(error.message));
+    // Without gold: no accuracy for that model, "-" rather than 0.
+    await sdk.chat.completions.create(ask('What is the capital of France?', { task_id: 'no-gold' }, { model: 'other' }));
+  } finally {
+    assert.equal((await first.stop()).code, 0, first.stderr());
+  }
+  const report = await runParley(['report', `${own}/store`]);
+  assert.equal(report.code, 0, report.stderr);
+  const summary = JSON.parse((await runParley(['report', `${own}/store`, '--json'])).stdout);
+  const other = summary.protocols.find((p) => p.name === 'other');
+  assert.equal(other.n, 2);
+  assert.equal(other.accuracy_n, 1);  // only t1 has gold
+  const again = await startGateway(own, yaml);
+  try {
+    const sdk = new OpenAI({ baseURL: again.baseURL, apiKey: 'unused', maxRetries: 0 });
+    await assert.rejects(sdk.chat.completions.create(ask('Another question?', { task_id: 't1', gold: 'B' }, { seed: 9 })),
+                         conflict);
+    const completion = await sdk.chat.completions.create(ask(question, { task_id: 't1', gold: 'B' }, { seed: 9 }));
+    assert.equal(completion.parley.transcript_id.task_id, 't1');
+  } finally {
+    assert.equal((await again.stop()).code, 0, again.stderr());
+  }
+});
+
+test('parley report shows "-" for a served model none of whose requests gave gold', async () => {
+  const own = scratchDir('simulator-no-gold');
+  const gw = await startGateway(own, serveFile({
+    models: ['{name: sim, backend: simulator}'],
+    agents: ['{name: a1, model: sim}'],
+    serve: ['models:', '  - {model: single, protocol: single, agents: [a1]}'],
+  }));
+  try {
+    const sdk = new OpenAI({ baseURL: gw.baseURL, apiKey: 'unused', maxRetries: 0 });
+    await sdk.chat.completions.create({ model: 'single', messages: [{ role: 'user', content: question }] });
+  } finally {
+    assert.equal((await gw.stop()).code, 0, gw.stderr());
+  }
+  const report = await runParley(['report', `${own}/store`]);
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /^single\s+1\s+-\s+\d+\s+\d+\s+[\d.]+\s+-\s/m);
+  const summary = JSON.parse((await runParley(['report', `${own}/store`, '--json'])).stdout);
+  assert.equal(summary.protocols[0].accuracy, null);
+  assert.equal(summary.protocols[0].accuracy_n, 0);
+  assert.equal(summary.protocols[0].apt, null);
 });

@@ -23,6 +23,8 @@ class Admission {
   bool full() const { return slots_.available() == 0 && slots_.waiting() >= max_waiting_; }
   std::size_t in_flight() const { return max_debates_ - slots_.available(); }
   std::size_t waiting() const { return slots_.waiting(); }
+  // No slot free now: an acquire() would queue.
+  bool must_wait() const { return slots_.available() == 0; }
 
   // Awaitable: true once the caller holds a slot (a Slot must then release it), false when
   // `*cancel` fired first (the client left while queued; nothing is held).

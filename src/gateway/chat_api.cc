@@ -228,7 +228,9 @@ std::string error_json(const ApiError& error) {
                 {"type", error.type},
                 {"param", error.param.empty() ? json(nullptr) : json(error.param)},
                 {"code", error.code.empty() ? json(nullptr) : json(error.code)}}}}
-      .dump();
+      // A message quoting the request (a model name, a path cut at 200 bytes) may hold bytes
+      // that are not UTF-8: each becomes U+FFFD rather than failing the answer.
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::optional<InferredChoice> infer_options(std::string_view question) {
@@ -312,6 +314,7 @@ std::variant<CompletionRequest, ApiError> parse_completion_request(std::string_v
     request.stream = stream->get<bool>();
   }
   if (const json* options = member(request_json, "stream_options")) {
+    if (!options->is_object() && !options->is_null()) return bad("stream_options must be an object", "stream_options");
     const json* usage = options->is_object() ? member(*options, "include_usage") : nullptr;
     if (usage != nullptr && !usage->is_boolean()) return bad("include_usage must be a boolean", "stream_options");
     request.include_usage = usage != nullptr && usage->get<bool>();

@@ -281,6 +281,16 @@ TEST(ParseCompletionRequest, StreamOptionsIncludeUsageMustBeABoolean) {
   EXPECT_EQ(error.param, "stream_options");
   EXPECT_EQ(error.message, "include_usage must be a boolean");
   EXPECT_FALSE(parsed({{"model", "m"}, {"messages", {user("q")}}, {"stream_options", json::object()}}).include_usage);
+  EXPECT_FALSE(parsed({{"model", "m"}, {"messages", {user("q")}}, {"stream_options", nullptr}}).include_usage);
+  EXPECT_EQ(refused(R"({"model":"m","messages":[{"role":"user","content":"q"}],"stream_options":"x"})").message,
+            "stream_options must be an object");
+}
+
+TEST(ErrorJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  // A model name cut at 200 bytes inside "é" (0xC3 0xA9): the answer is still JSON.
+  const std::string cut = "The model 'a\xC3' does not exist";
+  const json error = json::parse(error_json({404, cut, "invalid_request_error", "model", "model_not_found"}));
+  EXPECT_EQ(error["error"]["message"], "The model 'a\xEF\xBF\xBD' does not exist");
 }
 
 TEST(AnswerText, IsTheLatestAgentReplyStatingTheFinalAnswer) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -72,6 +73,48 @@ bool is_loopback_name(std::string_view host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
 }
 
+std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// "application/json", in any case, with or without parameters ("; charset=utf-8").
+bool is_json_media_type(std::string_view content_type) {
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  return lowercase(type) == "application/json";
+}
+
+// An address of this machine written as a literal (127.x.x.x, [::1]) or "localhost", any case:
+// no web page's own name can resolve to it by a DNS answer.
+bool names_loopback(std::string_view name) {
+  if (name.starts_with("127.")) {
+    return std::all_of(name.begin(), name.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
+  }
+  return name == "localhost" || name == "[::1]";
+}
+
+// The path's %XX escapes decoded (a client library escapes a model name such as "org/model");
+// nullopt when an escape is malformed.
+std::optional<std::string> percent_decoded(std::string_view path) {
+  std::string decoded;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') {
+      decoded += path[i];
+      continue;
+    }
+    if (i + 2 >= path.size() || !std::isxdigit(static_cast<unsigned char>(path[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
+      return std::nullopt;
+    }
+    decoded += static_cast<char>(std::stoi(std::string(path.substr(i + 1, 2)), nullptr, 16));
+    i += 2;
+  }
+  return decoded;
+}
+
 // DNS rebinding: bound to loopback, a request must name this machine in its one Host header, so
 // that a web page served under another name cannot reach the gateway through a browser.
 bool host_allowed(const serve::IncomingRequest& request) {
@@ -83,7 +126,7 @@ bool host_allowed(const serve::IncomingRequest& request) {
     if (port.empty() || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
     name = name.substr(0, colon);
   }
-  return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+  return names_loopback(lowercase(name));
 }
 
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
@@ -152,6 +195,10 @@ class Gateway {
 
  private:
   Async<void> chat_completion(Exchange& exchange, Clock::time_point arrival);
+  enum class Admitted { kYes, kClientLeft, kDeadlinePassed };
+  // Waits for a debate slot (Admitted::kYes: the caller holds it and must release it), until the
+  // client leaves or the request's deadline passes: a queued request ends at its deadline too.
+  Async<Admitted> wait_for_slot(Exchange& exchange, Clock::time_point deadline);
   // Each with extra headers, or without (GCC 12 must not see a braced list passed to a coroutine).
   Async<void> reply(Exchange& exchange, int status, std::string body, Headers headers);
   Async<void> reply(Exchange& exchange, int status, std::string body);
@@ -243,7 +290,7 @@ Async<void> Gateway::handle(Exchange& exchange) {
   const std::string path(target.substr(0, target.find('?')));
   const bool read = request.method == "GET" || request.method == "HEAD";
   if (is_loopback_name(serve_.host) && !host_allowed(request)) {
-    const ApiError error{421, "the Host header must name this machine (localhost, 127.0.0.1 or [::1])",
+    const ApiError error{421, "the Host header must name this machine (localhost, 127.x.x.x or [::1])",
                          "invalid_request_error", "", "misdirected_request"};
     co_await reply_error(exchange, error);
     log(request, 421, "", arrival);
@@ -309,7 +356,8 @@ Async<void> Gateway::handle(Exchange& exchange) {
     log(request, 200, "", arrival);
     co_return;
   }
-  const std::string name = path.substr(std::string_view("/v1/models/").size());
+  const std::string name =
+      percent_decoded(std::string_view(path).substr(std::string_view("/v1/models/").size())).value_or("");
   if (served_model(name) == nullptr) {
     const ApiError error{404, fmt::format("The model '{}' does not exist", name.substr(0, 200)), "invalid_request_error",
                          "model", "model_not_found"};
@@ -358,10 +406,39 @@ bool Gateway::flush() {
   return true;
 }
 
+Async<Gateway::Admitted> Gateway::wait_for_slot(Exchange& exchange, Clock::time_point deadline) {
+  if (!admission_.must_wait()) {
+    co_return co_await admission_.acquire(loop_, &exchange.disconnected()) ? Admitted::kYes : Admitted::kClientLeft;
+  }
+  // The wait ends with a slot, the client's leaving, or the deadline: a timer beside the wait
+  // fires `give_up` at the deadline unless the wait ended first (`waited`).
+  CancelSignal give_up;
+  const CancelSignal::Subscription client_gone =
+      exchange.disconnected().subscribe([&give_up, &exchange] { give_up.fire(exchange.disconnected().reason()); });
+  CancelSignal waited;
+  bool holds_slot = false;
+  auto wait = [&]() -> Async<bool> {
+    holds_slot = co_await admission_.acquire(loop_, &give_up);
+    waited.fire("admitted or left");
+    co_return true;
+  };
+  auto timer = [&]() -> Async<bool> {
+    co_await loop_.sleep_until(deadline, &waited);
+    if (!waited.fired()) give_up.fire("deadline");
+    co_return true;
+  };
+  std::vector<Async<bool>> both;
+  both.push_back(wait());
+  both.push_back(timer());
+  co_await when_all(std::move(both));
+  if (holds_slot) co_return Admitted::kYes;
+  co_return exchange.disconnected().fired() ? Admitted::kClientLeft : Admitted::kDeadlinePassed;
+}
+
 Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arrival) {
   const serve::IncomingRequest& http = exchange.request();
   const auto content_type = http.header("content-type");
-  if (!content_type || !starts_with_ignoring_case(*content_type, "application/json")) {
+  if (!content_type || !is_json_media_type(*content_type)) {
     // Also what keeps a web page from starting debates with a form post (no CORS preflight).
     const ApiError error{415, "the body must be JSON, sent with Content-Type: application/json",
                          "invalid_request_error", "", "unsupported_media_type"};
@@ -439,10 +516,25 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   }
   units_.insert(unit);
   const TasksInFlight::Hold in_flight = tasks_in_flight_.hold(*task);  // until the debate is stored, or not
-  const bool admitted = co_await admission_.acquire(loop_, &exchange.disconnected());
-  if (!admitted) {  // the client left (or half-closed) while queued, or before: nothing ran, nothing to store
+  const double deadline_s = std::min(request.deadline_s.value_or(serve_.deadline_s), serve_.deadline_s);
+  const Clock::time_point deadline =
+      arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s));
+  const Admitted admitted = co_await wait_for_slot(exchange, deadline);
+  if (admitted == Admitted::kClientLeft) {  // the client left (or half-closed) while queued: nothing ran, nothing to store
     units_.erase(unit);
     log(http, 499, "client left before its debate started", arrival);
+    co_return;
+  }
+  if (admitted == Admitted::kDeadlinePassed) {  // nothing ran, nothing to store
+    units_.erase(unit);
+    const ApiError error{503,
+                         fmt::format("the request's deadline ({} s) passed while it waited for a debate slot; retry "
+                                     "later or with a longer parley.deadline_s",
+                                     deadline_s),
+                         "server_error", "", "deadline_in_queue"};
+    Headers retry{{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
+    co_await reply_error(exchange, error, std::move(retry));
+    log(http, 503, "deadline passed while queued", arrival);
     co_return;
   }
   gateway::Admission::Slot slot(admission_, loop_);
@@ -451,8 +543,7 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   if (request.budget_tokens) {
     setup.budget_tokens = std::min(*request.budget_tokens, setup.budget_tokens.value_or(*request.budget_tokens));
   }
-  const double deadline_s = std::min(request.deadline_s.value_or(serve_.deadline_s), serve_.deadline_s);
-  setup.deadline = arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s));
+  setup.deadline = deadline;
   setup.cancel = &exchange.disconnected();
   const gateway::DebateSummary summary{id, model->config->label, model->config->name, simulated_};
   const std::int64_t created = unix_seconds();
@@ -487,7 +578,7 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
 
   if (transcript.status == DebateStatus::kCancelled && loop_.cancelled()) {
     units_.erase(unit);  // the gateway was stopped: not a result, as in a run
-    log(http, 503, "cancelled by a stop", arrival);
+    log(http, 503, "hard stop: the debate was cancelled, its connection closed, nothing stored", arrival);
     co_return;
   }
   const bool client_left = transcript.status == DebateStatus::kCancelled;

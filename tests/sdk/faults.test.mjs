@@ -195,6 +195,29 @@ test('saturated, it answers 429 with Retry-After; a queued request waits its tur
   assert.equal(b.parley.decision.answer, 'B');
 });
 
+test('a queued request whose deadline passes is a 503 at its deadline, and nothing is stored for it', async () => {
+  const { backend, client, gateway, dir } = await setUp('queued-deadline', { behave: () => ({ delayMs: 1_500 }) },
+                                                        ['max_debates: 1', 'retry_after_s: 3',
+                                                         ...models('{model: single, protocol: single, agents: [a1]}')]);
+  const first = client.chat.completions.create({ model: 'single', ...ask({ parley: { task_id: 'busy' } }) });
+  await waitFor(() => backend.requests.length === 1, 'the first debate to hold the slot');
+  const started = Date.now();
+  const raw = await fetch(`${gateway.baseURL}/chat/completions`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: 'single', ...ask({ parley: { task_id: 'late', deadline_s: 0.3 } }) }),
+  });
+  const waited = Date.now() - started;
+  assert.equal(raw.status, 503);
+  assert.ok(waited >= 250 && waited < 1_200, `answered after ${waited} ms`);  // at its deadline, not the slot's release
+  assert.equal(raw.headers.get('retry-after'), '3');
+  assert.equal((await raw.json()).error.code, 'deadline_in_queue');
+  assert.equal((await first).parley.decision.answer, 'B');
+  assert.equal(backend.requests.length, 1);  // the late request never reached the backend
+  await waitFor(() => / 503 .*deadline passed while queued/.test(gateway.stderr()), 'the log line');
+  const report = JSON.parse((await runParleyOnStore(['report', `${dir}/store`, '--json'])).stdout);
+  assert.equal(report.protocols[0].n, 1);  // the first debate only
+});
+
 test('a backend without n > 1 is probed once; self-consistency asks per sample from then on', async () => {
   const { backend, client } = await setUp('no-n', { rejectN: true },
                                           models('{model: sc, protocol: self_consistency, agents: [a1], samples: 3}'));

@@ -87,6 +87,25 @@ test('the HTTP server\'s own limits: media type, size, route, method', async () 
   assertOpenAiError(await curl(['-H', 'Host: evil.example:8080', `${gateway.root}/health`]), 421, null, 'misdirected_request');
   assertOpenAiError(await curl(['-H', 'Host:', `${gateway.root}/v1/models`]), 421);
   assert.equal((await curl(['-H', 'Host: localhost:1', `${gateway.root}/health`])).status, 200);
+  // Names of this machine in any case, and every 127.x.x.x literal (parley serve --host 127.0.0.2).
+  assert.equal((await curl(['-H', 'Host: LOCALHOST', `${gateway.root}/health`])).status, 200);
+  assert.equal((await curl(['-H', 'Host: 127.0.0.2:9', `${gateway.root}/health`])).status, 200);
+  assertOpenAiError(await curl(['-H', 'Host: 127.evil.example', `${gateway.root}/health`]), 421);
+  // The media type is application/json exactly, parameters allowed.
+  assertOpenAiError(await post('{"model": "debate"}', 'application/jsonpatch'), 415, null, 'unsupported_media_type');
+  assertOpenAiError(await post('{"model": "debate"}', 'Application/JSON; charset=utf-8'), 400, 'messages');
+});
+
+test('model names: percent-escaped in a path, and quoted back safely when cut', async () => {
+  const model = await curl([`${gateway.root}/v1/models/deb%61te`]);
+  assert.equal(model.status, 200, model.body);
+  assert.equal(JSON.parse(model.body).id, 'debate');
+  assertOpenAiError(await curl([`${gateway.root}/v1/models/deb%6`]), 404, 'model', 'model_not_found');
+  // A 200-byte cut inside a two-byte character: still a 404 with a JSON body, not a 500.
+  const name = 'a' + 'é'.repeat(150);
+  assertOpenAiError(await post(JSON.stringify({ model: name, messages: [{ role: 'user', content: 'q' }] })), 404, 'model',
+                    'model_not_found');
+  assertOpenAiError(await curl([`${gateway.root}/v1/models/${'a'.repeat(199)}%C3%A9`]), 404, 'model', 'model_not_found');
 });
 
 test('a stream is server-sent events: data lines, each a JSON chunk, and [DONE] last', async () => {

@@ -179,7 +179,7 @@ json usage_json(const Transcript& transcript) {
 }
 
 // Whether the debate debated: a selective protocol's `trigger` decision, else whether any agent
-// took a turn after the opening round.
+// answered after the opening round.
 bool debate_triggered(const Transcript& transcript) {
   for (const EventRecord& event : transcript.events) {
     if (event.kind != "trigger") continue;
@@ -187,7 +187,7 @@ bool debate_triggered(const Transcript& transcript) {
     if (detail.is_object() && detail.contains("decision")) return detail["decision"] == "debate";
   }
   return std::any_of(transcript.messages.begin(), transcript.messages.end(), [](const MessageRecord& call) {
-    return call.round >= 1 && is_agent_answer_role(call.role);
+    return call.round >= 1 && is_agent_answer_role(call.role) && !call.error;  // a cancelled call answered nothing
   });
 }
 

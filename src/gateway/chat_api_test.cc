@@ -351,6 +351,8 @@ TEST(CompletionJson, ABudgetEndIsFinishReasonLengthAndASkippedDebateIsNotTrigger
   EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], false);
   t.messages.push_back(call(1, 1, "a1", "revise", "A", "Answer: A", 10, 2));
   EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], true);
+  t.messages.back().error = "cancelled: the deadline passed";  // a later turn cut off answers nothing
+  EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], false);
   t.messages.pop_back();
   t.events.clear();  // no trigger event, no later round: no debate
   EXPECT_EQ(json::parse(completion_json({"x", "imad", "imad", false}, t, 1))["parley"]["debate_triggered"], false);

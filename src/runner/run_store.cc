@@ -44,8 +44,8 @@ Result<Ok> StoreRecord::claim(Store& store, const std::filesystem::path& dir_pat
     }
     if (*stored != fingerprint) {
       return Error{fmt::format("{} holds a run of a different experiment (models, agents, dataset, protocols, "
-                               "seeds or budget changed); it cannot be resumed with this one",
-                               dir)};
+                               "seeds or budget changed); it cannot be resumed with this one: {}",
+                               dir, how.elsewhere)};
     }
     const auto stored_hashes = nlohmann::json::parse(store.meta("input_files").value_or(""), nullptr, false);
     const auto hashes = nlohmann::json::parse(input_hashes);

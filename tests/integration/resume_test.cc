@@ -236,7 +236,7 @@ TEST(Resume, AStoreWhoseExperimentRecordIsGoneIsNeverContinued) {
       {"DELETE FROM meta WHERE key = 'fingerprint'", unrecorded, unrecorded},
       {"UPDATE meta SET value = '' WHERE key = 'fingerprint'",
        "out holds a run of a different experiment (models, agents, dataset, protocols, seeds or budget changed); it "
-       "cannot be resumed with this one",
+       "cannot be resumed with this one: choose another --out",
        occupied},
       {"DELETE FROM meta WHERE key = 'input_files'", unhashed, occupied},
       {"UPDATE meta SET value = '{}' WHERE key = 'input_files'", unhashed, occupied},

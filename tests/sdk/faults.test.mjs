@@ -110,6 +110,13 @@ test('a gateway that cannot listen leaves its store untouched; a store in use na
   assert.equal(busy.code, 1, busy.stderr);
   assert.match(busy.stderr, /is in use by another parley process \(process \d+\); wait for it to end, or choose another serve\.store \(or --store\)/);
   assert.ok(before.equals(fs.readFileSync(path.join(dir, 'store', 'results.sqlite'))));
+  // Another serve file's store (here the served model's rounds differ) is refused with the way out.
+  await gateway.stop();
+  const other = path.join(dir, 'other.yaml');
+  fs.writeFileSync(other, fs.readFileSync(file, 'utf8').replace('protocol: single', 'protocol: self_consistency, samples: 2'));
+  const foreign = await runParley(['serve', other, '--port', '0', '--store', path.join(dir, 'store')]);
+  assert.equal(foreign.code, 1, foreign.stderr);
+  assert.match(foreign.stderr, /holds a run of a different experiment .*: choose another serve\.store \(or --store\)/);
 });
 
 test('max_connections bounds the open connections: one more is answered 503', async () => {

@@ -123,9 +123,10 @@ bool host_allowed(const serve::IncomingRequest& request) {
   std::string_view name = *host;
   if (const auto colon = name.rfind(':'); colon != std::string_view::npos && name.find(']', colon) == std::string_view::npos) {
     const std::string_view port = name.substr(colon + 1);
-    if (port.empty() || !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
-    name = name.substr(0, colon);
+    if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    name = name.substr(0, colon);  // an empty port is the default one (RFC 3986)
   }
+  if (name.ends_with('.')) name.remove_suffix(1);  // the fully qualified form: "localhost."
   return names_loopback(lowercase(name));
 }
 
@@ -356,8 +357,8 @@ Async<void> Gateway::handle(Exchange& exchange) {
     log(request, 200, "", arrival);
     co_return;
   }
-  const std::string name =
-      percent_decoded(std::string_view(path).substr(std::string_view("/v1/models/").size())).value_or("");
+  const std::string escaped = path.substr(std::string_view("/v1/models/").size());
+  const std::string name = percent_decoded(escaped).value_or(escaped);  // a malformed escape: the name as sent
   if (served_model(name) == nullptr) {
     const ApiError error{404, fmt::format("The model '{}' does not exist", name.substr(0, 200)), "invalid_request_error",
                          "model", "model_not_found"};
@@ -487,8 +488,8 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
   }
   if (const auto field = *known ? gateway::task_difference(**known, *task) : std::nullopt) {
     const ApiError error{409,
-                         fmt::format("task id '{}' names another task: its {} differs from that of the task stored "
-                                     "or being debated under it; send another parley.task_id",
+                         fmt::format("task id '{}' names another task (different {}) from the one stored or being "
+                                     "debated under it; send another parley.task_id",
                                      unit.task_id, *field),
                          "invalid_request_error", "parley.task_id", "task_conflict"};
     co_await reply_error(exchange, error);

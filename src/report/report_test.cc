@@ -318,6 +318,36 @@ Transcript selective(const std::string& task, bool debated, bool single_correct,
   return t;
 }
 
+// Served traffic without gold: no unit is right or wrong, so none is in either breakdown.
+TEST(Summarize, UnitsWithoutGoldAreLeftOutOfTheDecisionBreakdowns) {
+  auto run = breakdown_run();  // 5 matched units, as above
+  for (auto& t : run) {
+    if (t.task_id == "q2") t.gold.clear();  // q2/1 ✓→✗ loses its gold on both sides
+  }
+  auto no_gold_single = debate("single", "q7", false, 100, 1);
+  no_gold_single.gold.clear();
+  auto gold_debate = debate("debate", "q7", true, 100, 1);  // its baseline has none: left out
+  run.push_back(no_gold_single);
+  run.push_back(gold_debate);
+  const Summary s = summarize(run, {"single", "debate"}, false);
+  ASSERT_TRUE(s.protocols[1].vs_single);
+  const DecisionBreakdown& b = *s.protocols[1].vs_single;
+  EXPECT_EQ(b.right_right, 1);
+  EXPECT_EQ(b.right_wrong, 0);
+  EXPECT_EQ(b.wrong_right, 2);
+  EXPECT_EQ(b.wrong_wrong, 1);
+  EXPECT_EQ(b.units(), 4);
+
+  auto gold_less_trigger = [](const std::string& task, bool debated) {
+    Transcript t = selective(task, debated, false, false);
+    t.gold.clear();
+    return t;
+  };
+  std::vector<Transcript> served = {gold_less_trigger("s1", false), gold_less_trigger("s2", true)};
+  const Summary selective_summary = summarize(served, {"imad"}, false);
+  EXPECT_FALSE(selective_summary.protocols[0].selective);  // no decision can be judged, nor counted
+}
+
 // imad on six units; the MAD reference ran q1–q4 only:
 //   q1 skip, single ✓, mad ✗   → skipped r->w (beneficial: the skip avoided harm)
 //   q2 skip, single ✗, mad ✗   → skipped w->w (beneficial)

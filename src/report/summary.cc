@@ -129,16 +129,19 @@ ProtocolSummary summarize_one(const std::string& name, const std::vector<const T
   return s;
 }
 
-// iMAD §3 (Table 2): the baseline's correctness → the protocol's, over the units both ran.
+// iMAD §3 (Table 2): the baseline's correctness → the protocol's, over the units both ran whose
+// task has gold (without it neither is right or wrong).
 DecisionBreakdown decision_breakdown(const std::vector<const Transcript*>& baseline,
                                      const std::vector<const Transcript*>& debates) {
   std::map<std::pair<std::string, std::uint64_t>, bool> baseline_correct;  // (task_id, seed)
-  for (const Transcript* t : baseline) baseline_correct[{t->task_id, t->seed}] = t->correct;
+  for (const Transcript* t : baseline) {
+    if (!t->gold.empty()) baseline_correct[{t->task_id, t->seed}] = t->correct;
+  }
   DecisionBreakdown breakdown;
   breakdown.baseline = kDecisionBaseline;
   for (const Transcript* t : debates) {
     const auto it = baseline_correct.find({t->task_id, t->seed});
-    if (it == baseline_correct.end()) continue;
+    if (it == baseline_correct.end() || t->gold.empty()) continue;
     const bool was_right = it->second;
     ++(was_right ? (t->correct ? breakdown.right_right : breakdown.right_wrong)
                  : (t->correct ? breakdown.wrong_right : breakdown.wrong_wrong));
@@ -148,9 +151,12 @@ DecisionBreakdown decision_breakdown(const std::vector<const Transcript*>& basel
 
 using UnitOutcomes = std::map<std::pair<std::string, std::uint64_t>, bool>;  // (task_id, seed) → correct
 
+// The units whose task has gold.
 UnitOutcomes outcomes(const std::vector<const Transcript*>& debates) {
   UnitOutcomes out;
-  for (const Transcript* t : debates) out[{t->task_id, t->seed}] = t->correct;
+  for (const Transcript* t : debates) {
+    if (!t->gold.empty()) out[{t->task_id, t->seed}] = t->correct;
+  }
   return out;
 }
 
@@ -178,7 +184,7 @@ std::optional<SelectiveDecisions> selective_decisions(const std::vector<const Tr
   bool any = false;
   for (const Transcript* t : debates) {
     const auto record = trigger_record(*t);
-    if (!record) continue;
+    if (!record || t->gold.empty()) continue;  // without gold no decision was right or wrong
     any = true;
     std::optional<bool> mad_right;
     if (record->debated) {

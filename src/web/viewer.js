@@ -812,7 +812,7 @@ function renderDebate(run, t, unit, others, back, backLink) {
     others.length
       ? el('ul', { className: 'others' }, others.map((row) => el('li', {}, [
         el('a', { href: debateHash({ ...row, task_id: row.task_id ?? unit.task, seed: row.seed ?? unit.seed }, back), text: text(row.protocol) }),
-        ' ', outcomeBadge(row.correct === true, row.status),
+        ' ', outcomeBadge(row.correct === true, row.status, row.gold),
         el('span', { className: 'muted', text: ` ${row.final_answer === null || row.final_answer === undefined ? 'unparsed' : text(row.final_answer)} · ${formatInt(row.tokens)} tokens` }),
       ])))
       : el('p', { className: 'muted', text: 'No other protocol ran this task with this seed.' }),

@@ -90,6 +90,7 @@ test('the HTTP server\'s own limits: media type, size, route, method', async () 
   // Names of this machine in any case, and every 127.x.x.x literal (parley serve --host 127.0.0.2).
   assert.equal((await curl(['-H', 'Host: LOCALHOST', `${gateway.root}/health`])).status, 200);
   assert.equal((await curl(['-H', 'Host: 127.0.0.2:9', `${gateway.root}/health`])).status, 200);
+  assert.equal((await curl(['-H', 'Host: localhost.:', `${gateway.root}/health`])).status, 200);  // FQDN, empty port
   assertOpenAiError(await curl(['-H', 'Host: 127.evil.example', `${gateway.root}/health`]), 421);
   // The media type is application/json exactly, parameters allowed.
   assertOpenAiError(await post('{"model": "debate"}', 'application/jsonpatch'), 415, null, 'unsupported_media_type');
@@ -100,7 +101,9 @@ test('model names: percent-escaped in a path, and quoted back safely when cut', 
   const model = await curl([`${gateway.root}/v1/models/deb%61te`]);
   assert.equal(model.status, 200, model.body);
   assert.equal(JSON.parse(model.body).id, 'debate');
-  assertOpenAiError(await curl([`${gateway.root}/v1/models/deb%6`]), 404, 'model', 'model_not_found');
+  const malformed = await curl([`${gateway.root}/v1/models/deb%zz`]);
+  assertOpenAiError(malformed, 404, 'model', 'model_not_found');
+  assert.match(JSON.parse(malformed.body).error.message, /The model 'deb%zz' does not exist/);
   // A 200-byte cut inside a two-byte character: still a 404 with a JSON body, not a 500.
   const name = 'a' + 'é'.repeat(150);
   assertOpenAiError(await post(JSON.stringify({ model: name, messages: [{ role: 'user', content: 'q' }] })), 404, 'model',

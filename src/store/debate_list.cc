@@ -40,6 +40,10 @@ Where where_of(const DebateQuery& q, const Resolved& metrics, const ListContext&
   if (q.protocol) add("protocol", *q.protocol);
   if (q.seed) add("seed", seed_to_sql(*q.seed));
   if (q.correct) add("correct", std::int64_t{*q.correct ? 1 : 0});
+  // Wrong means its task has gold: a debate without it (served traffic) is neither right nor wrong.
+  if (q.correct && !*q.correct) {
+    w.conditions.push_back(fmt::format("{}task_id IN (SELECT g.task_id FROM debate_task g WHERE g.gold <> '')", col));
+  }
   if (q.status) add("status", std::string(debate_status_name(*q.status)));
   if (q.flipped) add("flipped", std::int64_t{*q.flipped ? 1 : 0});
   for (std::size_t i = 0; i < q.ranges.size(); ++i) {

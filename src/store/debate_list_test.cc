@@ -95,7 +95,8 @@ TEST(DebateListSql, EveryValueIsBoundInTheOrderOfItsPlaceholder) {
   const Resolved metrics{std::nullopt, {7, 9}};
   const Sql count = count_sql(q, metrics, {});
   EXPECT_EQ(count.text,
-            "SELECT COUNT(*) FROM debate_index d WHERE d.protocol = ? AND d.seed = ? AND d.correct = ? AND d.status = ?"
+            "SELECT COUNT(*) FROM debate_index d WHERE d.protocol = ? AND d.seed = ? AND d.correct = ?"
+            " AND d.task_id IN (SELECT g.task_id FROM debate_task g WHERE g.gold <> '') AND d.status = ?"
             " AND d.flipped = ?"
             " AND EXISTS (SELECT 1 FROM debate_metric r WHERE r.debate = d.id AND r.metric = ? AND r.value >= ?)"
             " AND EXISTS (SELECT 1 FROM debate_metric r WHERE r.debate = d.id AND r.metric = ? AND r.value <= ?)"
@@ -109,7 +110,8 @@ TEST(DebateListSql, EveryValueIsBoundInTheOrderOfItsPlaceholder) {
   const Sql walk = page_sql(q, metrics, {}, true);
   EXPECT_TRUE(walk.text.starts_with(
       "SELECT d.id FROM debate_index d INDEXED BY debate_index_tokens WHERE +d.protocol = ? AND +d.seed = ? AND"
-      " +d.correct = ? AND +d.status = ? AND +d.flipped = ? AND EXISTS"))
+      " +d.correct = ? AND +d.task_id IN (SELECT g.task_id FROM debate_task g WHERE g.gold <> '') AND +d.status = ?"
+      " AND +d.flipped = ? AND EXISTS"))
       << walk.text;
   EXPECT_EQ(order_by(walk.text), "d.tokens DESC, d.id DESC");
   Values page = where;

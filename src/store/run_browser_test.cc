@@ -361,6 +361,27 @@ TEST_P(RunBrowserTest, TheFinalAnswerAndTheGoldAreSearched) {
   EXPECT_EQ(list(*b, q, 0), Keys{});
 }
 
+TEST_P(RunBrowserTest, ADebateWithoutGoldIsNeitherRightNorWrong) {
+  {
+    auto store = Store::open(dir_ / "results.sqlite");
+    ASSERT_TRUE(store);
+    Transcript served = make({"served", "single", 1, {"B"}, "B", 1, 1, {}});
+    served.gold.clear();  // a served request that gave no gold
+    served.correct = false;
+    Transcript wrong = make({"t2", "single", 1, {"A"}, "A", 1, 1, {}});  // gold C
+    ASSERT_TRUE((*store)->put(served));
+    ASSERT_TRUE((*store)->put(wrong));
+  }
+  auto b = browser();
+  DebateQuery q;
+  q.correct = false;
+  EXPECT_EQ(list(*b, q, 1), (Keys{"t2/single/1"}));
+  q.correct = true;
+  EXPECT_EQ(list(*b, q, 0), Keys{});
+  q = {};
+  EXPECT_EQ(list(*b, q, 2).size(), 2u);
+}
+
 TEST_P(RunBrowserTest, HostileSearchTextIsLiteral) {
   write_store();
   auto b = browser();

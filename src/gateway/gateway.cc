@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
-#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -21,9 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "gateway/admission.h"
 #include "gateway/chat_api.h"
 #include "gateway/chunk_queue.h"
+#include "gateway/request_checks.h"
+#include "gateway/tasks_in_flight.h"
 #include "parley/metrics.h"
 #include "parley/store.h"
 #include "runner/backends.h"
@@ -50,126 +51,7 @@ const Headers& json_headers() {
 // One SSE event.
 std::string sse(std::string_view data) { return fmt::format("data: {}\n\n", data); }
 
-bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
-  if (text.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
-  }
-  return true;
-}
-
-// Compares without stopping at the first difference, so the time taken says nothing of the key
-// (but its length).
-bool same_key(std::string_view given, std::string_view key) {
-  if (key.empty()) return false;
-  unsigned difference = given.size() == key.size() ? 0U : 1U;
-  for (std::size_t i = 0; i < given.size(); ++i) {
-    difference |= static_cast<unsigned char>(given[i]) ^ static_cast<unsigned char>(key[i % key.size()]);
-  }
-  return difference == 0;
-}
-
-bool is_loopback_name(std::string_view host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
-}
-
-std::string lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
-
-// "application/json", in any case, with or without parameters ("; charset=utf-8").
-bool is_json_media_type(std::string_view content_type) {
-  std::string_view type = content_type.substr(0, content_type.find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
-  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
-  return lowercase(type) == "application/json";
-}
-
-// An address of this machine written as a literal (127.x.x.x, [::1]) or "localhost", any case:
-// no web page's own name can resolve to it by a DNS answer.
-bool names_loopback(std::string_view name) {
-  if (name.starts_with("127.")) {
-    return std::all_of(name.begin(), name.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
-  }
-  return name == "localhost" || name == "[::1]";
-}
-
-// The path's %XX escapes decoded (a client library escapes a model name such as "org/model");
-// nullopt when an escape is malformed.
-std::optional<std::string> percent_decoded(std::string_view path) {
-  std::string decoded;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] != '%') {
-      decoded += path[i];
-      continue;
-    }
-    if (i + 2 >= path.size() || !std::isxdigit(static_cast<unsigned char>(path[i + 1])) ||
-        !std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
-      return std::nullopt;
-    }
-    decoded += static_cast<char>(std::stoi(std::string(path.substr(i + 1, 2)), nullptr, 16));
-    i += 2;
-  }
-  return decoded;
-}
-
-// DNS rebinding: bound to loopback, a request must name this machine in its one Host header, so
-// that a web page served under another name cannot reach the gateway through a browser.
-bool host_allowed(const serve::IncomingRequest& request) {
-  const auto host = request.header("host");
-  if (!host || request.header_count("host") != 1) return false;
-  std::string_view name = *host;
-  if (const auto colon = name.rfind(':'); colon != std::string_view::npos && name.find(']', colon) == std::string_view::npos) {
-    const std::string_view port = name.substr(colon + 1);
-    if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
-    name = name.substr(0, colon);  // an empty port is the default one (RFC 3986)
-  }
-  if (name.ends_with('.')) name.remove_suffix(1);  // the fully qualified form: "localhost."
-  return names_loopback(lowercase(name));
-}
-
 std::int64_t unix_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
-// The tasks of the debates admitted and not finished, by id, each with how many debates of it
-// are. A task id names one task (question, options, gold, …): a request reusing the id of a task
-// in flight must ask the same; a finished debate's task is in the store.
-class TasksInFlight {
- public:
-  const Task* find(const std::string& id) const {
-    const auto found = tasks_.find(id);
-    return found == tasks_.end() ? nullptr : &found->second.task;
-  }
-
-  // A debate of a task, from its admission until it is stored (or not: the client left while
-  // queued, a stop, a failed store).
-  class Hold {
-   public:
-    Hold(TasksInFlight& owner, std::string id) : owner_(owner), id_(std::move(id)) {}
-    Hold(const Hold&) = delete;
-    Hold& operator=(const Hold&) = delete;
-    ~Hold() {
-      const auto found = owner_.tasks_.find(id_);
-      if (--found->second.debates == 0) owner_.tasks_.erase(found);
-    }
-
-   private:
-    TasksInFlight& owner_;
-    std::string id_;
-  };
-  [[nodiscard]] Hold hold(const Task& task) {
-    ++tasks_.try_emplace(task.id, Entry{task, 0}).first->second.debates;
-    return Hold(*this, task.id);
-  }
-
- private:
-  struct Entry {
-    Task task;
-    int debates = 0;
-  };
-  std::map<std::string, Entry> tasks_;
-};
 
 class Gateway {
  public:
@@ -206,9 +88,11 @@ class Gateway {
   Async<void> reply_error(Exchange& exchange, const ApiError& error, Headers headers);
   Async<void> reply_error(Exchange& exchange, const ApiError& error);
   bool authorised(const serve::IncomingRequest& request) const;
+  // Retry-After for a 429 or a 503 of the queue: retry_after_s, in whole seconds, at least 1.
+  Headers retry_after() const;
   // The task known under `id`, which a request reusing the id must ask again: the task of a
   // debate in flight, else of one stored (read from the store, which has every finished debate
-  // before its request's TasksInFlight::Hold ends); nullopt when none.
+  // before its request's gateway::TasksInFlight::Hold ends); nullopt when none.
   Result<std::optional<Task>> known_task(const std::string& id);
   const PlannedProtocol* served_model(const std::string& name) const;
   std::vector<std::string> model_names() const;
@@ -225,7 +109,7 @@ class Gateway {
   std::vector<PlannedProtocol> models_;
   Store& store_;
   std::set<UnitKey> units_;  // stored or in flight: a unit is debated once
-  TasksInFlight tasks_in_flight_;
+  gateway::TasksInFlight tasks_in_flight_;
   std::string api_key_;
   bool simulated_;
   const GatewayOptions& options_;
@@ -257,10 +141,11 @@ Async<void> Gateway::reply_error(Exchange& exchange, const ApiError& error) {
 bool Gateway::authorised(const serve::IncomingRequest& request) const {
   if (api_key_.empty()) return true;
   const auto header = request.header("authorization");
-  if (!header || request.header_count("authorization") != 1) return false;
-  constexpr std::string_view kBearer = "bearer ";
-  if (!starts_with_ignoring_case(*header, kBearer)) return false;
-  return same_key(header->substr(kBearer.size()), api_key_);
+  return header && request.header_count("authorization") == 1 && gateway::bearer_key_matches(*header, api_key_);
+}
+
+Headers Gateway::retry_after() const {
+  return {{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
 }
 
 const PlannedProtocol* Gateway::served_model(const std::string& name) const {
@@ -290,7 +175,7 @@ Async<void> Gateway::handle(Exchange& exchange) {
   const std::string_view target = request.target;
   const std::string path(target.substr(0, target.find('?')));
   const bool read = request.method == "GET" || request.method == "HEAD";
-  if (is_loopback_name(serve_.host) && !host_allowed(request)) {
+  if (gateway::is_loopback_name(serve_.host) && !gateway::host_allowed(request)) {
     const ApiError error{421, "the Host header must name this machine (localhost, 127.x.x.x or [::1])",
                          "invalid_request_error", "", "misdirected_request"};
     co_await reply_error(exchange, error);
@@ -358,7 +243,7 @@ Async<void> Gateway::handle(Exchange& exchange) {
     co_return;
   }
   const std::string escaped = path.substr(std::string_view("/v1/models/").size());
-  const std::string name = percent_decoded(escaped).value_or(escaped);  // a malformed escape: the name as sent
+  const std::string name = percent_decoded(escaped);  // a client library escapes "org/model"; a malformed escape stays
   if (served_model(name) == nullptr) {
     const ApiError error{404, fmt::format("The model '{}' does not exist", name.substr(0, 200)), "invalid_request_error",
                          "model", "model_not_found"};
@@ -439,7 +324,7 @@ Async<Gateway::Admitted> Gateway::wait_for_slot(Exchange& exchange, Clock::time_
 Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arrival) {
   const serve::IncomingRequest& http = exchange.request();
   const auto content_type = http.header("content-type");
-  if (!content_type || !is_json_media_type(*content_type)) {
+  if (!content_type || !gateway::is_json_media_type(*content_type)) {
     // Also what keeps a web page from starting debates with a form post (no CORS preflight).
     const ApiError error{415, "the body must be JSON, sent with Content-Type: application/json",
                          "invalid_request_error", "", "unsupported_media_type"};
@@ -510,13 +395,13 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
     const ApiError error{429, fmt::format("parley serve is saturated: {} debates in flight and {} waiting; retry later",
                                           admission_.in_flight(), admission_.waiting()),
                          "rate_limit_error", "", "rate_limit_exceeded"};
-    Headers retry{{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
+    Headers retry = retry_after();
     co_await reply_error(exchange, error, std::move(retry));
     log(http, 429, "", arrival);
     co_return;
   }
   units_.insert(unit);
-  const TasksInFlight::Hold in_flight = tasks_in_flight_.hold(*task);  // until the debate is stored, or not
+  const gateway::TasksInFlight::Hold in_flight = tasks_in_flight_.hold(*task);  // until the debate is stored, or not
   const double deadline_s = std::min(request.deadline_s.value_or(serve_.deadline_s), serve_.deadline_s);
   const Clock::time_point deadline =
       arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s));
@@ -533,7 +418,7 @@ Async<void> Gateway::chat_completion(Exchange& exchange, Clock::time_point arriv
                                      "later or with a longer parley.deadline_s",
                                      deadline_s),
                          "server_error", "", "deadline_in_queue"};
-    Headers retry{{"Retry-After", fmt::format("{}", static_cast<long>(std::max(1.0, std::ceil(serve_.retry_after_s))))}};
+    Headers retry = retry_after();
     co_await reply_error(exchange, error, std::move(retry));
     log(http, 503, "deadline passed while queued", arrival);
     co_return;

@@ -3,31 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
+
 namespace parley {
 namespace {
 
 constexpr std::string_view kMark = "[redacted]";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// "%3A" -> ":", as curl decodes user information before sending it; a malformed escape stays.
-std::string percent_decoded(std::string_view text) {
-  std::string out;
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    if (text[at] == '%' && at + 2 < text.size() && hex_value(text[at + 1]) >= 0 && hex_value(text[at + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex_value(text[at + 1]) * 16 + hex_value(text[at + 2])));
-      at += 2;
-    } else {
-      out.push_back(text[at]);
-    }
-  }
-  return out;
-}
 
 // The user information of an http(s) URL ("user:password" in "http://user:password@host/"), or "".
 std::string_view user_information(std::string_view url) {

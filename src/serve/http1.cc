@@ -10,6 +10,8 @@
 #include <boost/beast/http/status.hpp>
 #pragma GCC diagnostic pop
 
+#include "core/text.h"
+
 namespace parley::serve::http1 {
 namespace {
 
@@ -21,7 +23,7 @@ bool token_char(char c) {
 }
 
 bool framing_header(std::string_view name) {
-  const std::string lowered = lowercase(name);
+  const std::string lowered = ascii_lower(name);
   return lowered == "content-length" || lowered == "transfer-encoding" || lowered == "connection";
 }
 
@@ -35,12 +37,6 @@ std::string status_line(int status) {
 }
 
 }  // namespace
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 void check_response(int status, const Headers& headers) {
   if (status < 200 || status > 599) {

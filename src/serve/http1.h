@@ -27,6 +27,4 @@ bool bodiless(int status);
 // The line that opens a chunk of `size` bytes: its size in hex, CRLF.
 std::string chunk_line(std::size_t size);
 
-std::string lowercase(std::string_view text);
-
 }  // namespace parley::serve::http1

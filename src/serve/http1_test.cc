@@ -64,7 +64,5 @@ TEST(Http1, AResponseIsCheckedBeforeItIsSent) {
   EXPECT_EQ(message(200, {{"X-Nul", std::string("a\0b", 3)}}), "response header X-Nul holds a line break");
 }
 
-TEST(Http1, Lowercase) { EXPECT_EQ(lowercase("Content-TYPE-9"), "content-type-9"); }
-
 }  // namespace
 }  // namespace parley::serve::http1

@@ -40,6 +40,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/text.h"
 #include "llm/beast_feed.h"
 #include "llm/http_support.h"
 #include "serve/http1.h"
@@ -274,7 +275,7 @@ void ServerCore::start_exchange(Connection& c) {
   request.version = static_cast<int>(message.version());
   request.headers.reserve(static_cast<std::size_t>(std::distance(message.begin(), message.end())));
   for (const auto& field : message) {
-    request.headers.emplace_back(http1::lowercase(view(field.name_string())),
+    request.headers.emplace_back(ascii_lower(view(field.name_string())),
                                  std::string(view(field.value())));
   }
   request.body = std::move(message.body());

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/utf8.h"
 #include "parley/dataset.h"
 
 namespace parley::gateway {
@@ -24,41 +25,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
-}
-
-// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms, no
-// surrogates, nothing above U+10FFFF); nullopt when the text is well-formed.
-std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned lead = byte(i);
-    std::size_t length = 0;
-    unsigned low = 0x80;  // the second byte's range, narrowed where overlong or out-of-range forms start
-    unsigned high = 0xBF;
-    if (lead < 0x80) {
-      length = 1;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) low = 0xA0;
-      if (lead == 0xED) high = 0x9F;  // U+D800..U+DFFF are surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) low = 0x90;
-      if (lead == 0xF4) high = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    for (std::size_t k = 1; k < length; ++k) {
-      const unsigned next = byte(i + k);
-      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) return i;
-    }
-    i += length;
-  }
-  return std::nullopt;
 }
 
 // A present, non-null member.

@@ -15,6 +15,7 @@
 #include <simdjson.h>
 
 #include "core/json_writer.h"
+#include "core/utf8.h"
 #include "llm/token_split.h"
 
 namespace parley::openai {
@@ -33,35 +34,6 @@ std::string one_line(std::string_view text) {
 // ---- UTF-8 -----------------------------------------------------------------------------------
 
 constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD
-
-// The length of the UTF-8 sequence at text[at] and whether it is valid (shortest form, no
-// surrogates, at most U+10FFFF). An invalid one's length is its longest valid prefix (at least
-// 1 byte), so each broken sequence becomes one U+FFFD, as the Unicode standard recommends.
-std::pair<std::size_t, bool> utf8_sequence(std::string_view text, std::size_t at) {
-  const auto lead = static_cast<unsigned char>(text[at]);
-  if (lead < 0x80) return {1, true};
-  std::size_t continuation = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the range allowed for the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    continuation = 1;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    continuation = 2;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    continuation = 3;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return {1, false};
-  }
-  for (std::size_t k = 1; k <= continuation; ++k) {
-    if (at + k >= text.size()) return {k, false};
-    const auto byte = static_cast<unsigned char>(text[at + k]);
-    if (byte < (k == 1 ? low : 0x80) || byte > (k == 1 ? high : 0xBF)) return {k, false};
-  }
-  return {continuation + 1, true};
-}
 
 // Appends the UTF-8 sequence at text[at], or U+FFFD for an invalid one; returns its length.
 std::size_t append_utf8_sequence(std::string_view text, std::size_t at, std::string& out, bool& replaced) {
